@@ -1,0 +1,215 @@
+"""Loads and validates the ISA spec (isa/npu_isa.toml) into immutable Python objects."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+from isa.errors import SpecError
+
+SPEC_PATH = Path(__file__).with_name("npu_isa.toml")
+
+
+@dataclass(frozen=True)
+class EnumSpec:
+    name: str
+    values: dict[str, int]
+    doc: str
+
+    @functools.cached_property
+    def names(self) -> dict[int, str]:
+        return {v: k for k, v in self.values.items()}
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    name: str
+    lsb: int
+    width: int
+    type: str                      # "u", "s" or "enum:<name>"
+    doc: str = ""
+    range: tuple[int, int] | None = None
+    target_max: str | None = None  # Target-derived limit checked at assembly time
+    buffer: str | None = None      # fixed buffer name or the enum field naming it
+
+    @property
+    def signed(self) -> bool:
+        return self.type == "s"
+
+    @property
+    def enum(self) -> str | None:
+        return self.type.split(":", 1)[1] if self.type.startswith("enum:") else None
+
+    @property
+    def msb(self) -> int:
+        return self.lsb + self.width - 1
+
+    @property
+    def mask(self) -> int:
+        return (1 << self.width) - 1
+
+    @property
+    def encodable(self) -> tuple[int, int]:
+        if self.signed:
+            return -(1 << (self.width - 1)), (1 << (self.width - 1)) - 1
+        return 0, self.mask
+
+    @property
+    def legal(self) -> tuple[int, int]:
+        return self.range if self.range is not None else self.encodable
+
+
+@dataclass(frozen=True)
+class InstructionSpec:
+    mnemonic: str
+    opcode: int
+    cls: str                       # control, dma, matrix, vector, sync
+    unit: str                      # "dispatch", "matrix", "vector", "field:<name>"
+    semantics: str
+    ref: str
+    timing: str
+    fields: tuple[FieldSpec, ...]
+    format: str | None = None
+
+    @functools.cached_property
+    def field_map(self) -> dict[str, FieldSpec]:
+        return {f.name: f for f in self.fields}
+
+    @functools.cached_property
+    def reserved_mask(self) -> int:
+        """Bits of the word this instruction leaves unused; they must be zero."""
+        used = 0
+        for f in self.fields:
+            used |= f.mask << f.lsb
+        return ((1 << 128) - 1) & ~used & ~0xFF
+
+
+@dataclass(frozen=True)
+class RegisterSpec:
+    name: str
+    index: int
+    unit: str      # unit class that owns it: matrix, vector, dma
+    reset: int
+    range: tuple[int, int]
+    doc: str
+
+
+@dataclass(frozen=True)
+class IsaSpec:
+    name: str
+    version: str
+    word_bits: int
+    opcode_lsb: int
+    opcode_width: int
+    semantics_module: str
+    timing_module: str
+    enums: dict[str, EnumSpec]
+    registers: dict[str, RegisterSpec]
+    instructions: tuple[InstructionSpec, ...]
+    path: Path = field(default=SPEC_PATH, compare=False)
+
+    @functools.cached_property
+    def by_mnemonic(self) -> dict[str, InstructionSpec]:
+        return {i.mnemonic: i for i in self.instructions}
+
+    @functools.cached_property
+    def by_opcode(self) -> dict[int, InstructionSpec]:
+        return {i.opcode: i for i in self.instructions}
+
+    @property
+    def word_bytes(self) -> int:
+        return self.word_bits // 8
+
+    @property
+    def version_tuple(self) -> tuple[int, int]:
+        major, minor = self.version.split(".")
+        return int(major), int(minor)
+
+    def classes(self) -> list[str]:
+        return list(dict.fromkeys(i.cls for i in self.instructions))
+
+
+def _field(name: str, raw: dict, where: str) -> FieldSpec:
+    try:
+        rng = tuple(raw["range"]) if "range" in raw else None
+        return FieldSpec(name=name, lsb=int(raw["lsb"]), width=int(raw["width"]),
+                         type=raw.get("type", "u"), doc=raw.get("doc", ""), range=rng,
+                         target_max=raw.get("target_max"), buffer=raw.get("buffer"))
+    except KeyError as e:
+        raise SpecError(f"{where}: field '{name}' lacks {e.args[0]!r}") from None
+
+
+def _validate(spec: IsaSpec) -> None:
+    seen: dict[int, str] = {}
+    for ins in spec.instructions:
+        where = f"instruction '{ins.mnemonic}'"
+        if ins.opcode in seen:
+            raise SpecError(f"{where}: opcode {ins.opcode:#x} already used by '{seen[ins.opcode]}'")
+        if not 0 <= ins.opcode < (1 << spec.opcode_width):
+            raise SpecError(f"{where}: opcode {ins.opcode:#x} does not fit {spec.opcode_width} bits")
+        seen[ins.opcode] = ins.mnemonic
+        used = ((1 << spec.opcode_width) - 1) << spec.opcode_lsb
+        for f in ins.fields:
+            bits = f.mask << f.lsb
+            if f.lsb < 0 or f.msb >= spec.word_bits:
+                raise SpecError(f"{where}: field '{f.name}' bits {f.msb}:{f.lsb} outside the word")
+            if used & bits:
+                raise SpecError(f"{where}: field '{f.name}' bits {f.msb}:{f.lsb} overlap another field")
+            used |= bits
+            if f.type not in ("u", "s") and f.enum not in spec.enums:
+                raise SpecError(f"{where}: field '{f.name}' has unknown type '{f.type}'")
+            lo, hi = f.encodable
+            if f.range and not (lo <= f.range[0] <= f.range[1] <= hi):
+                raise SpecError(f"{where}: field '{f.name}' range {list(f.range)} "
+                                f"does not fit its encoding {lo}..{hi}")
+            if f.enum and max(spec.enums[f.enum].values.values()) > f.mask:
+                raise SpecError(f"{where}: enum '{f.enum}' does not fit field '{f.name}'")
+            if f.buffer and f.buffer not in spec.enums["buf"].values and f.buffer not in ins.field_map:
+                raise SpecError(f"{where}: field '{f.name}' names unknown buffer '{f.buffer}'")
+        if ins.unit.startswith("field:") and ins.unit[6:] not in ins.field_map:
+            raise SpecError(f"{where}: unit comes from missing field '{ins.unit[6:]}'")
+    for reg in spec.registers.values():
+        if reg.name not in spec.enums["reg"].values:
+            raise SpecError(f"register '{reg.name}' is not in enums.reg")
+
+
+@functools.lru_cache(maxsize=None)
+def load_spec(path: str | Path = SPEC_PATH) -> IsaSpec:
+    """Parse and validate the spec file (cached: the spec is immutable)."""
+    path = Path(path)
+    raw = tomllib.loads(path.read_text())
+    formats = raw.get("formats", {})
+    enums = {name: EnumSpec(name, dict(e["values"]), e.get("doc", ""))
+             for name, e in raw["enums"].items()}
+    regs = {}
+    for name, r in raw.get("registers", {}).items():
+        regs[name] = RegisterSpec(name, enums["reg"].values.get(name, -1), r["unit"],
+                                  int(r["reset"]), tuple(r["range"]), r.get("doc", ""))
+    instructions = []
+    for ins in raw["instruction"]:
+        where = f"instruction '{ins.get('mnemonic', '?')}'"
+        fmt = ins.get("format")
+        if fmt is not None and fmt not in formats:
+            raise SpecError(f"{where}: unknown format '{fmt}'")
+        merged = {**formats.get(fmt, {}), **ins.get("fields", {})}
+        fields = tuple(sorted((_field(n, f, where) for n, f in merged.items()),
+                              key=lambda f: f.lsb))
+        instructions.append(InstructionSpec(
+            mnemonic=ins["mnemonic"], opcode=int(ins["opcode"]), cls=ins["class"],
+            unit=ins["unit"], semantics=ins["semantics"], ref=ins["ref"],
+            timing=ins["timing"], fields=fields, format=fmt))
+    meta = raw["isa"]
+    spec = IsaSpec(name=meta["name"], version=meta["version"], word_bits=meta["word_bits"],
+                   opcode_lsb=meta["opcode"]["lsb"], opcode_width=meta["opcode"]["width"],
+                   semantics_module=meta["semantics_module"],
+                   timing_module=meta["timing_module"], enums=enums, registers=regs,
+                   instructions=tuple(instructions), path=path)
+    _validate(spec)
+    return spec
