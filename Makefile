@@ -1,0 +1,34 @@
+# Two commands: `make run` (the main job) and `make test` (the whole suite).
+# Each installs what it needs: Debian packages when missing, then a venv with the extras.
+PY      ?= python3
+VENV    ?= .venv
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.installed
+APT_PKGS := iverilog yosys
+
+.PHONY: run test deps sysdeps clean
+
+sysdeps:
+	@missing=""; for p in iverilog yosys; do command -v $$p >/dev/null || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PKGS)) \
+	    || echo "warning: could not install$$missing; RTL tests will skip"; \
+	fi
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[all]'
+	touch $(STAMP)
+
+deps: sysdeps $(STAMP)
+
+run: deps
+	$(BIN)/npusim run
+
+test: deps
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
+
+clean:
+	rm -rf $(VENV) sim_build out build *.egg-info

@@ -1,0 +1,179 @@
+"""Target kinds (npu, cpu, gpu): their declared attributes, derived values, and registry."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Callable, Mapping, Optional, Sequence
+
+from .attrs import SHAPE2D, Attr, TargetError, suggest
+
+_RESERVED = ("kind", "tag")  # keys that to_dict/from_dict use for themselves
+
+
+@dataclass(frozen=True)
+class TargetKind:
+    """A kind: its attributes in declaration (= printing) order and its derive function."""
+
+    name: str
+    attrs: tuple
+    derive: Optional[Callable[[Mapping[str, Any]], Any]] = None
+    doc: str = ""
+
+    def attr(self, name: str) -> Attr:
+        """Look an attribute up by dashed or underscored name."""
+        key = name.replace("-", "_")
+        for a in self.attrs:
+            if a.key == key:
+                return a
+        dashed = name.replace("_", "-")
+        raise TargetError(f"unknown {self.name} attribute '{dashed}'"
+                          + suggest(dashed, [a.name for a in self.attrs]))
+
+
+_KINDS: dict = {}
+
+
+def register_target_kind(name: str, attrs: Sequence[Attr], derive=None, doc: str = "",
+                         override: bool = False) -> TargetKind:
+    """Register a kind; its defaults are validated now so a bad declaration fails at import."""
+    if name in _KINDS and not override:
+        raise TargetError(f"target kind '{name}' is already registered; pass override=True to replace it")
+    seen = set()
+    for a in attrs:
+        if a.key in seen or a.key in _RESERVED:
+            raise TargetError(f"{name} attribute '{a.name}' is declared twice or uses a reserved name "
+                              f"({', '.join(_RESERVED)})")
+        seen.add(a.key)
+        a.coerce(a.default, name)
+    kind = TargetKind(name, tuple(attrs), derive, doc)
+    _KINDS[name] = kind
+    return kind
+
+
+def get_target_kind(name: str) -> TargetKind:
+    try:
+        return _KINDS[name]
+    except KeyError:
+        raise TargetError(f"unknown target kind '{name}'" + suggest(name, list_target_kinds())) from None
+
+
+def list_target_kinds() -> list:
+    return sorted(_KINDS)
+
+
+# ---- npu -----------------------------------------------------------------------------------
+
+BUFFERS = ("ibuf", "wbuf", "abuf", "obuf")
+
+
+@dataclass(frozen=True)
+class NpuDerived:
+    """Every width and capacity the compiler and simulator use, derived from the npu attrs."""
+
+    array_rows: int
+    array_cols: int
+    peak_macs_per_cycle: int
+    dram_bytes_per_cycle: int
+    dram_bytes_per_s: float
+    dram_bytes: int
+    elem_bytes: Mapping[str, int]
+    buffer_bytes: Mapping[str, int]
+    buffer_elems: Mapping[str, int]
+    cycle_ns: float
+    peak_tops: float
+
+
+def _derive_npu(a: Mapping[str, Any]) -> NpuDerived:
+    rows, cols = a["array"]
+    data_bytes = {"int8": 1, "fp16": 2}[a["dtype"]]
+    # ABUF holds int32 (int8 path) or fp32 (fp16 path) partial sums: always 4 bytes.
+    elem = {b: 4 if b == "abuf" else data_bytes for b in BUFFERS}
+    nbytes = {b: a[f"{b}_kb"] * 1024 for b in BUFFERS}
+    macs = rows * cols * a["num_cores"]
+    hz = a["freq_mhz"] * 1e6
+    return NpuDerived(
+        array_rows=rows, array_cols=cols, peak_macs_per_cycle=macs,
+        dram_bytes_per_cycle=a["dram_bw"], dram_bytes_per_s=a["dram_bw"] * hz,
+        dram_bytes=a["dram_mb"] * 1024 * 1024,
+        elem_bytes=MappingProxyType(elem), buffer_bytes=MappingProxyType(nbytes),
+        buffer_elems=MappingProxyType({b: nbytes[b] // elem[b] for b in BUFFERS}),
+        cycle_ns=1000.0 / a["freq_mhz"], peak_tops=2 * macs * hz / 1e12,
+    )
+
+
+def _energy(name: str, default: float, doc: str) -> Attr:
+    return Attr(name, float, default, min=0.0, doc=doc, unit="pJ")
+
+
+NPU_ATTRS = (
+    Attr("array", SHAPE2D, (16, 16), 1, 32, doc="systolic array rows x cols (weight-stationary)", unit="PEs"),
+    Attr("vector-lanes", int, 16, 1, 64, doc="vector unit lanes", unit="lanes"),
+    Attr("dma-engines", int, 2, 1, 8, doc="DMA channels per core", unit="channels"),
+    Attr("num-cores", int, 1, 1, 16, doc="NPU cores sharing DRAM", unit="cores"),
+    Attr("ibuf-kb", int, 128, 1, 1024, doc="input buffer (dtype elements)", unit="KiB"),
+    Attr("wbuf-kb", int, 128, 1, 1024, doc="weight buffer (dtype elements)", unit="KiB"),
+    Attr("abuf-kb", int, 256, 1, 1024, doc="accumulator buffer (int32/fp32 words)", unit="KiB"),
+    Attr("obuf-kb", int, 64, 1, 1024, doc="output buffer (dtype elements)", unit="KiB"),
+    Attr("dram-mb", int, 256, 1, 4096, doc="DRAM capacity", unit="MiB"),
+    Attr("dram-bw", int, 16, 1, 1024, doc="DRAM bandwidth shared by all DMA channels and cores",
+         unit="B/cycle"),
+    Attr("dram-latency", int, 100, 0, 10000, doc="DRAM access latency", unit="cycles"),
+    Attr("dma-setup", int, 8, 0, 1000, doc="fixed cost to start a DMA transfer", unit="cycles"),
+    Attr("vector-pipeline", int, 4, 0, 64, doc="pipeline latency per vector instruction", unit="cycles"),
+    Attr("queue-depth", int, 8, 1, 256, doc="instruction queue depth per unit", unit="entries"),
+    Attr("semaphores", int, 32, 1, 32, doc="semaphores per core", unit="count"),
+    Attr("freq-mhz", int, 1000, 1, 10000, doc="clock frequency", unit="MHz"),
+    Attr("dtype", str, "int8", choices=("int8", "fp16"), doc="data type (fp16 accumulates in fp32)"),
+    _energy("energy-mac-pj", 0.2, "energy per multiply-accumulate"),
+    _energy("energy-sram-byte-pj", 0.05, "energy per on-chip buffer byte accessed"),
+    _energy("energy-dram-byte-pj", 10.0, "energy per DRAM byte transferred"),
+    _energy("energy-vector-op-pj", 0.1, "energy per vector lane operation"),
+    Attr("static-mw", float, 50.0, min=0.0, doc="static (leakage) power", unit="mW"),
+)
+
+# ---- cpu / gpu: roofline-level descriptions ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CpuDerived:
+    peak_flops: float
+    mem_bytes_per_s: float
+    cycle_ns: float
+
+
+@dataclass(frozen=True)
+class GpuDerived:
+    peak_flops: float
+    peak_flops_fp16: float
+    mem_bytes_per_s: float
+    launch_s: float
+
+
+CPU_ATTRS = (
+    # A fixed default (not os.cpu_count()) keeps tags and their strings deterministic.
+    Attr("cores", int, 2, 1, 256, doc="cores used", unit="cores"),
+    Attr("vector-bits", int, 256, choices=(128, 256, 512), doc="SIMD width", unit="bits"),
+    Attr("freq-mhz", int, 3000, 1, 10000, doc="clock frequency", unit="MHz"),
+    Attr("peak-gflops", float, 100.0, 0.001, 1e6, doc="peak fp32 throughput", unit="GFLOP/s"),
+    Attr("mem-bw-gbs", float, 20.0, 0.001, 1e5, doc="memory bandwidth", unit="GB/s"),
+    Attr("l2-kb", int, 1024, 1, 1 << 20, doc="L2 cache size", unit="KiB"),
+    Attr("openmp", bool, False, doc="parallelize generated C with OpenMP"),
+    Attr("march", str, "native", doc="C compiler -march value"),
+)
+
+GPU_ATTRS = (
+    Attr("peak-tflops", float, 19.5, 0.001, 1e5, doc="peak fp32 throughput", unit="TFLOP/s"),
+    Attr("peak-tflops-fp16", float, 312.0, 0.001, 1e5, doc="peak fp16 throughput", unit="TFLOP/s"),
+    Attr("mem-bw-gbs", float, 1555.0, 0.001, 1e6, doc="memory bandwidth", unit="GB/s"),
+    Attr("sms", int, 108, 1, 4096, doc="streaming multiprocessors", unit="SMs"),
+    Attr("launch-us", float, 5.0, 0.0, 1e6, doc="kernel launch overhead", unit="us"),
+    Attr("smem-kb", int, 48, 1, 1024, doc="shared memory per block", unit="KiB"),
+    Attr("arch", str, "sm_80", doc="CUDA architecture (nvcc -arch)"),
+)
+
+register_target_kind("npu", NPU_ATTRS, _derive_npu, "the simulated NPU (systolic array + vector unit)")
+register_target_kind("cpu", CPU_ATTRS, lambda a: CpuDerived(
+    a["peak_gflops"] * 1e9, a["mem_bw_gbs"] * 1e9, 1000.0 / a["freq_mhz"]), "host CPU via generated C")
+register_target_kind("gpu", GPU_ATTRS, lambda a: GpuDerived(
+    a["peak_tflops"] * 1e12, a["peak_tflops_fp16"] * 1e12, a["mem_bw_gbs"] * 1e9, a["launch_us"] * 1e-6),
+    "CUDA GPU (real where present, else roofline)")

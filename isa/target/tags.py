@@ -1,0 +1,72 @@
+"""Named target presets (TVM-style tags): a kind plus validated attribute overrides."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Mapping, Optional
+
+from .attrs import Attr, TargetError, suggest
+from .kinds import get_target_kind, list_target_kinds
+
+
+@dataclass(frozen=True)
+class TargetTag:
+    name: str
+    kind: str
+    attrs: Mapping[str, Any]  # underscored name -> validated value; the rest are kind defaults
+    description: str
+
+
+TARGET_TAGS: dict = {}
+
+
+def register_tag(name: str, kind: str, attrs: Mapping[str, Any], description: str,
+                 override: bool = False) -> TargetTag:
+    spec = get_target_kind(kind)
+    if name in list_target_kinds():
+        raise TargetError(f"tag '{name}' would shadow the target kind of the same name; pick another name")
+    if name in TARGET_TAGS and not override:
+        raise TargetError(f"target tag '{name}' is already registered; pass override=True to replace it")
+    values = {spec.attr(k).key: spec.attr(k).coerce(v, kind) for k, v in attrs.items()}
+    tag = TargetTag(name, kind, MappingProxyType(values), description)
+    TARGET_TAGS[name] = tag
+    return tag
+
+
+def get_tag(name: str) -> TargetTag:
+    try:
+        return TARGET_TAGS[name]
+    except KeyError:
+        raise TargetError(f"unknown target tag '{name}'" + suggest(name, list_tags())) from None
+
+
+def list_tags(kind: Optional[str] = None) -> list:
+    return [n for n, t in TARGET_TAGS.items() if kind is None or t.kind == kind]
+
+
+def range_hint(kind: str, attr: Attr, high: bool) -> Optional[str]:
+    """Name the preset nearest the violated limit, so an out-of-range error shows a legal value."""
+    tags = [TARGET_TAGS[n] for n in list_tags(kind)]
+    if not tags:
+        return f"default is {attr.format(attr.default)}"
+    value = lambda t: t.attrs.get(attr.key, attr.default)  # noqa: E731
+    pick = (max if high else min)(tags, key=value)
+    return f"{pick.name} has {attr.format(value(pick))}"
+
+
+register_tag("npu-tiny", "npu", dict(
+    array=(4, 4), vector_lanes=4, dma_engines=1, num_cores=1, ibuf_kb=4, wbuf_kb=4, abuf_kb=16,
+    obuf_kb=4, dram_mb=1, dram_bw=4, dram_latency=10, dma_setup=2, vector_pipeline=2,
+    queue_depth=4, semaphores=8, freq_mhz=100), "4x4 array, small buffers: sized for fast RTL co-simulation")
+register_tag("npu-edge", "npu", {}, "16x16 single-core edge NPU (the npu defaults)")
+register_tag("npu-server", "npu", dict(
+    array=(32, 32), vector_lanes=64, dma_engines=4, num_cores=4, ibuf_kb=512, wbuf_kb=512,
+    abuf_kb=1024, obuf_kb=256, dram_mb=4096, dram_bw=64, dram_latency=200, freq_mhz=1500),
+    "4 cores of 32x32 arrays sharing 64 B/cycle DRAM")
+register_tag("cpu-host", "cpu", dict(march="native"), "the host CPU, C compiled with -march=native")
+register_tag("gpu-t4", "gpu", dict(arch="sm_75", peak_tflops=8.1, peak_tflops_fp16=65.0,
+                                   mem_bw_gbs=320.0, sms=40), "NVIDIA T4 (Turing)")
+register_tag("gpu-a100", "gpu", dict(arch="sm_80", peak_tflops=19.5, peak_tflops_fp16=312.0,
+                                     mem_bw_gbs=1555.0, sms=108), "NVIDIA A100 40GB (Ampere)")
+register_tag("gpu-h100", "gpu", dict(arch="sm_90", peak_tflops=67.0, peak_tflops_fp16=989.0,
+                                     mem_bw_gbs=3350.0, sms=132), "NVIDIA H100 SXM (Hopper)")

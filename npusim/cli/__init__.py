@@ -1,0 +1,1 @@
+"""The `npusim` command line: one module per subcommand, registered in main.SUBCOMMANDS."""

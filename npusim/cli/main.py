@@ -1,0 +1,54 @@
+"""Entry point of the `npusim` console script: builds the argparse tree from subcommand modules."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# Each module defines `register(subparsers)` that adds its parser with `func=run(args) -> int`.
+# Imported lazily so `npusim isa` does not pay for the compiler or pandas.
+SUBCOMMANDS = {
+    "isa": "npusim.cli.isa_cmd",
+    "targets": "npusim.cli.targets_cmd",
+    "asm": "npusim.cli.asm_cmd",
+    "disasm": "npusim.cli.asm_cmd",
+    "sim": "npusim.cli.sim_cmd",
+    "run": "npusim.cli.run_cmd",
+    "compile": "npusim.cli.compile_cmd",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="npusim", description="NPU hardware/software co-design simulator.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    registered = set()
+    for module_name in dict.fromkeys(SUBCOMMANDS.values()):
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as e:
+            if e.name == module_name:  # subcommand not built yet
+                continue
+            raise
+        if module_name not in registered:
+            module.register(sub)
+            registered.add(module_name)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except BrokenPipeError:  # `npusim isa | head`
+        return 0
+    except KeyboardInterrupt:
+        print("npusim: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
