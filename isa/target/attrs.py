@@ -29,12 +29,14 @@ class TargetError(ValueError):
     """A target string, dict, kind, tag or attribute value is invalid."""
 
 
-def suggest(word: str, known: Iterable[str], candidates: Optional[Iterable[str]] = None) -> str:
+def suggest(word: str, known: Iterable[str], candidates: Optional[Iterable[str]] = None,
+            label: str = "known") -> str:
     """Return "; did you mean 'x'? known: ..." (or just "; known: ...") for an error message."""
     known = list(known)
-    close = difflib.get_close_matches(word, list(candidates) if candidates is not None else known, n=1)
+    pool = list(candidates) if candidates is not None else known
+    close = difflib.get_close_matches(word, pool, n=1)
     guess = f"; did you mean '{close[0]}'?" if close else ";"
-    return f"{guess} known: {', '.join(known)}"
+    return f"{guess} {label}: {', '.join(known)}"
 
 
 @dataclass(frozen=True)
@@ -103,7 +105,8 @@ class Attr:
             return isinstance(v, numbers.Integral) and not isinstance(v, bool)
 
         t = self.type
-        if t == SHAPE2D and isinstance(value, (tuple, list)) and len(value) == 2 and all(map(is_int, value)):
+        if t == SHAPE2D and isinstance(value, (tuple, list)) and len(value) == 2 \
+                and all(map(is_int, value)):
             return (int(value[0]), int(value[1]))
         if t is bool and (isinstance(value, bool) or (is_int(value) and value in (0, 1))):
             return bool(value)
@@ -122,7 +125,8 @@ class Attr:
         shown = self.format(value)
         if self.choices is not None and value not in self.choices:
             names = [self.format(c) for c in self.choices]
-            raise TargetError(f"{what} value '{shown}' is not allowed" + suggest(shown, names))
+            raise TargetError(f"{what} value '{shown}' is not allowed"
+                              + suggest(shown, names, label="choices"))
         dims = zip(("rows ", "cols "), value) if self.type == SHAPE2D else [("", value)]
         for label, v in dims:
             high = self.max is not None and v > self.max

@@ -37,12 +37,13 @@ def register_target_kind(name: str, attrs: Sequence[Attr], derive=None, doc: str
                          override: bool = False) -> TargetKind:
     """Register a kind; its defaults are validated now so a bad declaration fails at import."""
     if name in _KINDS and not override:
-        raise TargetError(f"target kind '{name}' is already registered; pass override=True to replace it")
+        raise TargetError(f"target kind '{name}' is already registered; "
+                          "pass override=True to replace it")
     seen = set()
     for a in attrs:
         if a.key in seen or a.key in _RESERVED:
-            raise TargetError(f"{name} attribute '{a.name}' is declared twice or uses a reserved name "
-                              f"({', '.join(_RESERVED)})")
+            raise TargetError(f"{name} attribute '{a.name}' is declared twice or uses a "
+                              f"reserved name ({', '.join(_RESERVED)})")
         seen.add(a.key)
         a.coerce(a.default, name)
     kind = TargetKind(name, tuple(attrs), derive, doc)
@@ -54,7 +55,8 @@ def get_target_kind(name: str) -> TargetKind:
     try:
         return _KINDS[name]
     except KeyError:
-        raise TargetError(f"unknown target kind '{name}'" + suggest(name, list_target_kinds())) from None
+        raise TargetError(f"unknown target kind '{name}'"
+                          + suggest(name, list_target_kinds())) from None
 
 
 def list_target_kinds() -> list:
@@ -106,7 +108,8 @@ def _energy(name: str, default: float, doc: str) -> Attr:
 
 
 NPU_ATTRS = (
-    Attr("array", SHAPE2D, (16, 16), 1, 32, doc="systolic array rows x cols (weight-stationary)", unit="PEs"),
+    Attr("array", SHAPE2D, (16, 16), 1, 32, doc="systolic array rows x cols (weight-stationary)",
+         unit="PEs"),
     Attr("vector-lanes", int, 16, 1, 64, doc="vector unit lanes", unit="lanes"),
     Attr("dma-engines", int, 2, 1, 8, doc="DMA channels per core", unit="channels"),
     Attr("num-cores", int, 1, 1, 16, doc="NPU cores sharing DRAM", unit="cores"),
@@ -119,11 +122,13 @@ NPU_ATTRS = (
          unit="B/cycle"),
     Attr("dram-latency", int, 100, 0, 10000, doc="DRAM access latency", unit="cycles"),
     Attr("dma-setup", int, 8, 0, 1000, doc="fixed cost to start a DMA transfer", unit="cycles"),
-    Attr("vector-pipeline", int, 4, 0, 64, doc="pipeline latency per vector instruction", unit="cycles"),
+    Attr("vector-pipeline", int, 4, 0, 64, doc="pipeline latency per vector instruction",
+         unit="cycles"),
     Attr("queue-depth", int, 8, 1, 256, doc="instruction queue depth per unit", unit="entries"),
     Attr("semaphores", int, 32, 1, 32, doc="semaphores per core", unit="count"),
     Attr("freq-mhz", int, 1000, 1, 10000, doc="clock frequency", unit="MHz"),
-    Attr("dtype", str, "int8", choices=("int8", "fp16"), doc="data type (fp16 accumulates in fp32)"),
+    Attr("dtype", str, "int8", choices=("int8", "fp16"),
+         doc="data type (fp16 accumulates in fp32)"),
     _energy("energy-mac-pj", 0.2, "energy per multiply-accumulate"),
     _energy("energy-sram-byte-pj", 0.05, "energy per on-chip buffer byte accessed"),
     _energy("energy-dram-byte-pj", 10.0, "energy per DRAM byte transferred"),
@@ -171,9 +176,15 @@ GPU_ATTRS = (
     Attr("arch", str, "sm_80", doc="CUDA architecture (nvcc -arch)"),
 )
 
-register_target_kind("npu", NPU_ATTRS, _derive_npu, "the simulated NPU (systolic array + vector unit)")
-register_target_kind("cpu", CPU_ATTRS, lambda a: CpuDerived(
-    a["peak_gflops"] * 1e9, a["mem_bw_gbs"] * 1e9, 1000.0 / a["freq_mhz"]), "host CPU via generated C")
-register_target_kind("gpu", GPU_ATTRS, lambda a: GpuDerived(
-    a["peak_tflops"] * 1e12, a["peak_tflops_fp16"] * 1e12, a["mem_bw_gbs"] * 1e9, a["launch_us"] * 1e-6),
-    "CUDA GPU (real where present, else roofline)")
+def _derive_cpu(a: Mapping[str, Any]) -> CpuDerived:
+    return CpuDerived(a["peak_gflops"] * 1e9, a["mem_bw_gbs"] * 1e9, 1000.0 / a["freq_mhz"])
+
+
+def _derive_gpu(a: Mapping[str, Any]) -> GpuDerived:
+    return GpuDerived(a["peak_tflops"] * 1e12, a["peak_tflops_fp16"] * 1e12,
+                      a["mem_bw_gbs"] * 1e9, a["launch_us"] * 1e-6)
+
+
+register_target_kind("npu", NPU_ATTRS, _derive_npu, "simulated NPU: systolic array + vector unit")
+register_target_kind("cpu", CPU_ATTRS, _derive_cpu, "host CPU via generated C")
+register_target_kind("gpu", GPU_ATTRS, _derive_gpu, "CUDA GPU (real where present, else roofline)")

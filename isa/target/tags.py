@@ -24,9 +24,11 @@ def register_tag(name: str, kind: str, attrs: Mapping[str, Any], description: st
                  override: bool = False) -> TargetTag:
     spec = get_target_kind(kind)
     if name in list_target_kinds():
-        raise TargetError(f"tag '{name}' would shadow the target kind of the same name; pick another name")
+        raise TargetError(f"tag '{name}' would shadow the target kind of the same name; "
+                          "pick another name")
     if name in TARGET_TAGS and not override:
-        raise TargetError(f"target tag '{name}' is already registered; pass override=True to replace it")
+        raise TargetError(f"target tag '{name}' is already registered; "
+                          "pass override=True to replace it")
     values = {spec.attr(k).key: spec.attr(k).coerce(v, kind) for k, v in attrs.items()}
     tag = TargetTag(name, kind, MappingProxyType(values), description)
     TARGET_TAGS[name] = tag
@@ -57,7 +59,8 @@ def range_hint(kind: str, attr: Attr, high: bool) -> Optional[str]:
 register_tag("npu-tiny", "npu", dict(
     array=(4, 4), vector_lanes=4, dma_engines=1, num_cores=1, ibuf_kb=4, wbuf_kb=4, abuf_kb=16,
     obuf_kb=4, dram_mb=1, dram_bw=4, dram_latency=10, dma_setup=2, vector_pipeline=2,
-    queue_depth=4, semaphores=8, freq_mhz=100), "4x4 array, small buffers: sized for fast RTL co-simulation")
+    queue_depth=4, semaphores=8, freq_mhz=100),
+    "4x4 array, small buffers: sized for fast RTL co-simulation")
 register_tag("npu-edge", "npu", {}, "16x16 single-core edge NPU (the npu defaults)")
 register_tag("npu-server", "npu", dict(
     array=(32, 32), vector_lanes=64, dma_engines=4, num_cores=4, ibuf_kb=512, wbuf_kb=512,
