@@ -1,0 +1,124 @@
+"""Renders docs/isa.md, the ISA reference: overview, every instruction with its bit picture, enums, registers."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+from pathlib import Path
+
+from isa.gen import banner
+from isa.gen.bitfield import picture
+from isa.gen.describe import byte_order, range_text, timing_rule, type_text, unit_text
+from isa.spec import FieldSpec, InstructionSpec, IsaSpec
+
+ASSEMBLY_DOC = "docs/assembly.md"
+
+
+def _esc(text: str) -> str:
+    """Escape Markdown emphasis and table pipes in free text from the spec."""
+    return re.sub(r"([\\*_|])", r"\\\1", text)
+
+
+def _table(head: list[str], rows: list[list[str]]) -> list[str]:
+    return (["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+            + ["| " + " | ".join(r) + " |" for r in rows])
+
+
+def _meaning(f: FieldSpec) -> str:
+    text = _esc(f.doc)
+    if f.buffer:
+        where = f"`{f.buffer}`" if f.buffer not in ("dst_buf", "src0_buf", "src1_buf", "buf") \
+            else f"the buffer named by `{f.buffer}`"
+        text += f" (element address in {where})"
+    return text
+
+
+def _instruction(spec: IsaSpec, ins: InstructionSpec) -> list[str]:
+    sem = importlib.import_module(spec.semantics_module)
+    # Most `ref` keys name a rule the simulator dispatches on, not a function of the module.
+    ref = (f"`{spec.semantics_module}.{ins.ref}`" if hasattr(sem, ins.ref)
+           else f"`{ins.ref}` (see Semantic rules)")
+    out = [f"#### `{ins.mnemonic}`", "",
+           f"- opcode: `{ins.opcode:#04x}`; class: {ins.cls}; unit: {unit_text(ins)}"
+           + (f"; operand format: {ins.format}" if ins.format else ""),
+           f"- semantics: {_esc(ins.semantics)}",
+           f"- reference: {ref}",
+           f"- timing: `{timing_rule(spec, ins.timing)}`", ""]
+    if ins.fields:
+        rows = [[f"{f.msb}:{f.lsb}" if f.width > 1 else str(f.lsb), f"`{f.name}`", type_text(f),
+                 range_text(f), f"`{f.target_max}`" if f.target_max else "", _meaning(f)]
+                for f in reversed(ins.fields)]
+        out += _table(["bits", "field", "type", "range", "target limit", "meaning"], rows) + [""]
+    else:
+        out += ["No operand fields.", ""]
+    out += ["```text", *picture(ins, spec.word_bits, (spec.opcode_lsb, spec.opcode_width)),
+            "```", ""]
+    return out
+
+
+def _assembly(root: Path) -> list[str]:
+    path = root / ASSEMBLY_DOC
+    if not path.exists():
+        return [f"`{ASSEMBLY_DOC}` does not exist yet; `python -m isa.gen` embeds it here once it "
+                "does.", ""]
+    out, fenced = [], False
+    for line in path.read_text().splitlines():
+        fenced ^= line.lstrip().startswith("```")
+        # Its headings sit under this section's `##`, so push them two levels down.
+        out.append("##" + line if not fenced and line.startswith("#") else line)
+    return out + [""]
+
+
+def render(spec: IsaSpec, root: Path) -> str:
+    major, minor = spec.version_tuple
+    ob = f"{spec.opcode_lsb + spec.opcode_width - 1}:{spec.opcode_lsb}"
+    out = [f"<!-- {banner(spec)} -->", "",
+           f"# {spec.name.upper()} instruction set reference, version {spec.version}", "",
+           "## Overview", "",
+           f"- Instruction words are {spec.word_bits} bits ({spec.word_bytes} bytes), "
+           f"{byte_order(spec)}-endian: bit 0 is the least significant bit of the first byte.",
+           f"- The opcode is bits [{ob}]; every other field's position depends on the opcode.",
+           "- Bits no field covers are reserved and must be zero: decoders reject the word.",
+           f"- Version {major}.{minor}; the Verilog header `rtl/npu_isa.vh` exports it as "
+           "`ISA_VERSION_MAJOR`/`ISA_VERSION_MINOR`.",
+           "- Operand values are checked against their range when encoding and decoding; a "
+           "*target limit* is a further bound from the Target, checked by the assembler.", ""]
+    classes = spec.classes()
+    by_cls = {c: [i for i in spec.instructions if i.cls == c] for c in classes}
+    out += _table(["class", "instructions"],
+                  [[c, ", ".join(f"`{i.mnemonic}`" for i in by_cls[c])] for c in classes]) + [""]
+    units: dict[str, list[str]] = {}
+    for ins in spec.instructions:
+        units.setdefault(unit_text(ins), []).append(f"`{ins.mnemonic}`")
+    out += ["Executing units (each has an in-order queue; `dispatch` is the fetch stage):", ""]
+    out += _table(["unit", "instructions"], [[u, ", ".join(m)] for u, m in units.items()]) + [""]
+    out += ["## Instructions", ""]
+    for c in classes:
+        out += [f"### {c.upper()} class", ""]
+        for ins in by_cls[c]:
+            out += _instruction(spec, ins)
+    out += ["## Enums", ""]
+    for e in spec.enums.values():
+        out += [f"### `{e.name}`", "", _esc(e.doc), ""]
+        out += _table(["name", "value"], [[f"`{k}`", str(v)] for k, v in e.values.items()]) + [""]
+    out += ["## Configuration registers", "",
+            "Written by `cfg` to the queue of a unit of the owner class; reset values hold until "
+            "the first write.", ""]
+    out += _table(["register", "index", "owner", "reset", "range", "meaning"],
+                  [[f"`{r.name}`", str(r.index), r.unit, str(r.reset),
+                    f"{r.range[0]}..{r.range[1]}", _esc(r.doc)]
+                   for r in spec.registers.values()]) + [""]
+    sem = importlib.import_module(spec.semantics_module)
+    out += ["## Semantic rules", "", f"From `{spec.semantics_module}`, the reference "
+            "semantics every backend and the RTL are checked against:", "",
+            inspect.getdoc(sem), ""]
+    tim = importlib.import_module(spec.timing_module)
+    rules = list(dict.fromkeys(i.timing for i in spec.instructions))
+    out += ["## Timing rules", "", f"From `{spec.timing_module}`:", "", inspect.getdoc(tim), ""]
+    out += _table(["rule", "cycles", "instructions"],
+                  [[f"`{r}`", f"`{timing_rule(spec, r).split(' = ', 1)[1]}`",
+                    ", ".join(f"`{i.mnemonic}`" for i in spec.instructions if i.timing == r)]
+                   for r in rules]) + [""]
+    out += ["## Assembly syntax", ""] + _assembly(root)
+    return "\n".join(out).rstrip("\n") + "\n"
