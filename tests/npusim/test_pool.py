@@ -81,7 +81,8 @@ def test_reserve_claims_an_exact_range_and_names_the_clash():
     r = pool.reserve(100, 28, name="weights")
     assert (r.addr, r.size) == (100, 28)
     assert pool.alloc(64).addr == 0 and pool.alloc(64).addr == 128
-    with pytest.raises(PoolError, match=r"reserve 'x' at \[0x70, 0x90\).*weights at \[0x64, 0x80\)"):
+    with pytest.raises(PoolError,
+                       match=r"reserve .x. at \[0x70, 0x90\).*weights at \[0x64, 0x80\)"):
         pool.reserve(0x70, 0x20, name="x")
     with pytest.raises(PoolError, match="outside the DRAM range"):
         pool.reserve(1000, 100)

@@ -1,0 +1,40 @@
+"""Whether a binary built for one npu Target may run on another (the device's, or -t's)."""
+
+from __future__ import annotations
+
+from isa.target import Target
+
+from npusim.runtime.errors import ProgramError
+
+# Attributes baked into the binary: field limits (array, buffer sizes) and element width.
+SAME = ("dtype", "array", "ibuf_kb", "wbuf_kb", "abuf_kb", "obuf_kb")
+# Resources the binary indexes: a machine with more of them still runs it.
+AT_LEAST = ("num_cores", "dma_engines", "semaphores", "dram_mb")
+# Everything else (bandwidths, latencies, lanes, clock, energy) only changes timing: what DSE
+# varies when it re-simulates one binary.
+
+
+def _name(target: Target) -> str:
+    return target.tag or target.kind
+
+
+def _show(target: Target, key: str) -> str:
+    attr = target.spec.attr(key)
+    return f"-{attr.name}={attr.format(getattr(target, key))}"
+
+
+def check_compatible(program_target, device_target, what: str = "program") -> None:
+    """Raise ProgramError naming each attribute that makes the binary illegal on the device."""
+    prog, dev = Target.create(program_target), Target.create(device_target)
+    if prog.kind != dev.kind:
+        raise ProgramError(f"{what} was built for a {prog.kind} target ({_name(prog)}) but the "
+                           f"device is a {dev.kind} target ({_name(dev)})")
+    problems = [f"{_show(prog, k)} vs {_show(dev, k)}" for k in SAME
+                if getattr(prog, k) != getattr(dev, k)]
+    problems += [f"{_show(prog, k)} needs at least that, device has {_show(dev, k)}"
+                 for k in AT_LEAST if getattr(prog, k) > getattr(dev, k)]
+    if problems:
+        raise ProgramError(
+            f"{what} built for {_name(prog)} cannot run on {_name(dev)}: "
+            + "; ".join(problems) + f". Use a target with the program's {', '.join(SAME)} "
+            "(only timing attributes such as -dram-bw may differ), or rebuild the program")
