@@ -27,8 +27,8 @@ def check_compatible(program_target, device_target, what: str = "program") -> No
     """Raise ProgramError naming each attribute that makes the binary illegal on the device."""
     prog, dev = Target.create(program_target), Target.create(device_target)
     if prog.kind != dev.kind:
-        raise ProgramError(f"{what} was built for a {prog.kind} target ({_name(prog)}) but the "
-                           f"device is a {dev.kind} target ({_name(dev)})")
+        raise ProgramError(f"{what} was built for target kind '{prog.kind}' ({_name(prog)}) but "
+                           f"the device's kind is '{dev.kind}' ({_name(dev)})")
     problems = [f"{_show(prog, k)} vs {_show(dev, k)}" for k in SAME
                 if getattr(prog, k) != getattr(dev, k)]
     problems += [f"{_show(prog, k)} needs at least that, device has {_show(dev, k)}"
