@@ -1,0 +1,89 @@
+"""One NPU core: its state, semaphores, units and dispatcher, built from the Target alone."""
+
+from __future__ import annotations
+
+import simpy
+
+from npusim.exec import CoreState
+from npusim.exec.state import unit_names
+from npusim.faults import IllegalInstructionError, SimulationFault
+from npusim.units import Dispatcher, DmaUnit, Unit
+
+SEMAPHORE_MAX = 2 ** 16  # counter width of a semaphore; overflowing it is a SyncFault
+
+
+class Core:
+    """Routes a decoded instruction stream to its units and tracks when the core has drained."""
+
+    def __init__(self, system, index: int, instructions: list):
+        self.system = system
+        self.env = system.env
+        self.index = index
+        self.target = system.target
+        self.dram = system.dram
+        self.timing_only = system.timing_only
+        self.trace = system.trace_rows
+        self.state = CoreState(self.target)
+        self.semaphores = [simpy.Container(self.env, capacity=SEMAPHORE_MAX, init=0)
+                           for _ in range(self.target.semaphores)]
+        self.units = {}
+        for name in unit_names(self.target):
+            self.units[name] = (DmaUnit(self, name, system.port) if name.startswith("dma")
+                                else Unit(self, name))
+        self.pending = 0          # dispatched to a unit, not yet finished
+        self._drained = None      # event a barrier waits on
+        self.done_at: int | None = None
+        self.last_activity = 0    # when something last finished here (dates a deadlock)
+        self.dispatcher = Dispatcher(self, [self.route(i) for i in instructions])
+
+    def route(self, instr):
+        """(instr, unit or None for the dispatcher) from the spec's `unit` key, or the fault."""
+        if isinstance(instr, SimulationFault):
+            return instr
+        where = instr.spec.unit
+        if where == "dispatch":
+            return instr, None
+        if where.startswith("field:"):
+            field = where[6:]
+            value = instr.fields[field]
+            name = f"dma{value}" if field == "chan" else self.state.unit_enum[value]
+        else:
+            name = where
+        unit = self.units.get(name)
+        if unit is None:
+            return IllegalInstructionError(
+                f"{field}={value} names unit {name}, which this Target does not have "
+                f"(dma-engines={self.target.dma_engines})",
+                hint=f"units are: {', '.join(self.units)}", instr=instr)
+        return instr, unit
+
+    # ---- drain tracking (barrier, halt) ------------------------------------------------------
+
+    def retire(self) -> None:
+        self.last_activity = self.env.now
+        self.pending -= 1
+        if self.pending == 0:
+            if self._drained is not None:
+                self._drained.succeed()
+                self._drained = None
+            self.check_done()
+
+    def drain_event(self):
+        if self._drained is None:
+            self._drained = self.env.event()
+        return self._drained
+
+    def check_done(self) -> None:
+        if self.dispatcher_finished and self.pending == 0 and self.done_at is None:
+            self.done_at = self.env.now
+
+    @property
+    def dispatcher_finished(self) -> bool:
+        return getattr(self, "dispatcher", None) is not None and self.dispatcher.finished
+
+    @property
+    def done(self) -> bool:
+        return self.done_at is not None
+
+    def all_units(self):
+        return [self.dispatcher, *self.units.values()]

@@ -1,0 +1,78 @@
+"""Functional CONTROL and SYNC instructions: cfg register writes; sync costs (SimPy does the waiting)."""
+
+from __future__ import annotations
+
+from npusim import timing
+from npusim.exec.state import ExecInfo, unit_class
+from npusim.faults import IllegalInstructionError, SyncFault
+
+
+def unit_of(state, instr) -> str:
+    """The unit named by a cfg/signal/wait's `unit` field, checked against the Target."""
+    name = state.unit_enum[instr.fields["unit"]]
+    if name not in state.regs:
+        raise IllegalInstructionError(
+            f"unit={name} does not exist on this Target (dma-engines={state.target.dma_engines})",
+            hint=f"units are: {', '.join(state.units)}")
+    return name
+
+
+def cfg(instr, state, dram, timing_only):
+    f = instr.fields
+    unit = unit_of(state, instr)
+    reg = state.reg_enum[f["reg"]]
+    spec = state.spec.registers[reg]
+    if spec.unit != unit_class(unit):
+        raise IllegalInstructionError(
+            f"register {reg} belongs to the {spec.unit} unit, not {unit}",
+            hint=f"write it with cfg unit={spec.unit if spec.unit != 'dma' else 'dma0'}")
+    lo, hi = spec.range
+    if not lo <= f["value"] <= hi:
+        raise IllegalInstructionError(f"cfg {reg} value {f['value']} outside {lo}..{hi} ({spec.doc})")
+    regs, value = state.regs[unit], f["value"]
+
+    def commit():
+        regs[reg] = value
+    return ExecInfo(timing.cfg()), commit
+
+
+def check_semaphore(state, instr) -> int:
+    sem = instr.fields["sem"]
+    if sem >= state.target.semaphores:
+        raise IllegalInstructionError(
+            f"sem={sem} does not exist: this Target has {state.target.semaphores} semaphores",
+            hint=f"use sem=0..{state.target.semaphores - 1}")
+    return sem
+
+
+def signal(instr, state, dram, timing_only):
+    """Outside SimPy (execute() on its own) a semaphore is a plain counter in CoreState."""
+    unit_of(state, instr)
+    sem = check_semaphore(state, instr)
+
+    def commit():
+        state.semaphores[sem] += 1
+    return ExecInfo(timing.sync()), commit
+
+
+def wait(instr, state, dram, timing_only):
+    unit_of(state, instr)
+    sem = check_semaphore(state, instr)
+    if state.semaphores[sem] <= 0:
+        raise SyncFault(f"wait on sem={sem} with value 0 would block forever outside a simulation",
+                        hint="signal it first, or run the program with npusim.simulate")
+
+    def commit():
+        state.semaphores[sem] -= 1
+    return ExecInfo(timing.sync()), commit
+
+
+def dispatch_only(rule):
+    def handler(instr, state, dram, timing_only):
+        return ExecInfo(rule()), None
+    return handler
+
+
+HANDLERS = {"cfg": cfg, "signal": signal, "wait": wait,
+            "nop": dispatch_only(timing.dispatch), "halt": dispatch_only(timing.dispatch),
+            "barrier": dispatch_only(timing.barrier), "gbarrier": dispatch_only(timing.barrier)}

@@ -1,0 +1,92 @@
+"""Functional DMA: 2-D/3-D strided DRAM <-> SRAM copies with zero padding on load."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from npusim import timing
+from npusim.exec.operands import check_sram
+from npusim.exec.state import ExecInfo
+from npusim.faults import IllegalInstructionError, MemoryFault
+from npusim.memory import le_dtype
+
+
+def _channel(state, chan: int) -> dict:
+    unit = f"dma{chan}"
+    if unit not in state.regs:
+        raise IllegalInstructionError(
+            f"DMA channel chan={chan} does not exist: this Target has dma-engines="
+            f"{state.target.dma_engines}", hint=f"use chan=0..{state.target.dma_engines - 1}")
+    return state.regs[unit]
+
+
+def _geometry(instr, state):
+    """(buffer, element bytes, planes, plane stride) after the alignment checks."""
+    f = instr.fields
+    regs = _channel(state, f["chan"])
+    buf = state.buf_names[f["buf"]]
+    eb = state.elem_bytes[buf]
+    planes, plane_stride = regs["dma_planes"], regs["dma_plane_stride"]
+    # The DRAM port moves whole elements; an address or stride inside an element is a bus error.
+    for name, value, used in (("dram", f["dram"], True), ("stride", f["stride"], f["rows"] > 1),
+                              ("dma_plane_stride", plane_stride, planes > 1)):
+        if used and value % eb:
+            raise MemoryFault(f"misaligned DRAM {name} {value}: {buf} elements are {eb} bytes",
+                              hint=f"make {name} a multiple of {eb}")
+    return buf, eb, planes, plane_stride
+
+
+def _check_dram(dram, f, planes, plane_stride, row_bytes) -> None:
+    last = f["dram"] + (planes - 1) * plane_stride + (f["rows"] - 1) * f["stride"] + row_bytes
+    if last > dram.size:
+        raise MemoryFault(
+            f"DRAM access at {f['dram']} of {planes} plane(s) x {f['rows']} rows x {row_bytes} "
+            f"bytes (stride {f['stride']}, plane stride {plane_stride}) ends at {last}, past the "
+            f"DRAM size of {dram.size} bytes", hint="check the tensor's address and the stride")
+
+
+def dma_load(instr, state, dram, timing_only):
+    f = instr.fields
+    buf, eb, planes, plane_stride = _geometry(instr, state)
+    rows, cols = f["rows"], f["cols"]
+    pt, pb, pl, pr = f["pad_top"], f["pad_bottom"], f["pad_left"], f["pad_right"]
+    prow, pcol = pt + rows + pb, pl + cols + pr
+    extent = planes * prow * pcol
+    check_sram(state, buf, f["sram"], extent, "sram")
+    _check_dram(dram, f, planes, plane_stride, cols * eb)
+    nbytes = planes * rows * cols * eb
+    info = ExecInfo(timing.dma(state.hw, nbytes), dram_bytes=nbytes, sram_bytes=extent * eb)
+    if timing_only:
+        return info, None
+    raw = dram.strided(f["dram"], planes, plane_stride, rows, f["stride"], cols * eb)
+    # np.array copies: the load reads DRAM when it issues, even if the region changes later.
+    data = np.array(raw).view(le_dtype(state.dtypes[buf])).reshape(planes, rows, cols)
+    if prow != rows or pcol != cols:
+        tile = np.zeros((planes, prow, pcol), dtype=state.dtypes[buf])
+        tile[:, pt:pt + rows, pl:pl + cols] = data
+    else:
+        tile = data.astype(state.dtypes[buf], copy=False)
+    flat, target, start = tile.reshape(-1), state.buffers[buf], f["sram"]
+
+    def commit():
+        target[start:start + extent] = flat
+    return info, commit
+
+
+def dma_store(instr, state, dram, timing_only):
+    f = instr.fields
+    buf, eb, planes, plane_stride = _geometry(instr, state)
+    rows, cols = f["rows"], f["cols"]
+    count = planes * rows * cols
+    check_sram(state, buf, f["sram"], count, "sram")
+    _check_dram(dram, f, planes, plane_stride, cols * eb)
+    nbytes = count * eb
+    info = ExecInfo(timing.dma(state.hw, nbytes), dram_bytes=nbytes, sram_bytes=nbytes)
+    if timing_only:
+        return info, None
+    src = state.buffers[buf][f["sram"]:f["sram"] + count].astype(le_dtype(state.dtypes[buf]))
+    raw = src.view(np.uint8).reshape(planes, rows, cols * eb)
+
+    def commit():
+        dram.strided(f["dram"], planes, plane_stride, rows, f["stride"], cols * eb)[...] = raw
+    return info, commit

@@ -1,0 +1,47 @@
+"""Checked access to SRAM operands of one instruction (bounds and Target limits)."""
+
+from __future__ import annotations
+
+from npusim.faults import IllegalInstructionError, MemoryFault
+
+
+def sram_name(state, value) -> str:
+    return state.buf_names[value] if not isinstance(value, str) else value
+
+
+def check_sram(state, buf: str, addr: int, count: int, field: str) -> None:
+    """Fault unless `count` elements at element address `addr` fit in buffer `buf`."""
+    size = state.sizes[buf]
+    if addr + count > size:
+        raise MemoryFault(
+            f"{buf} overflow: operand '{field}' at element address {addr} with extent {count} "
+            f"ends at {addr + count}, past the {buf} size of {size} elements",
+            hint=f"keep {field} + extent <= {size} (buffer-elems of {buf} on this Target)")
+
+
+def read(state, buf: str, addr: int, count: int):
+    """A copy of `count` elements: sources are read when the instruction issues."""
+    return state.buffers[buf][addr:addr + count].copy()
+
+
+def writer(state, buf: str, addr: int, values):
+    """The commit of a result: written into SRAM when the instruction completes."""
+    flat = values.reshape(-1)
+    target = state.buffers[buf]
+
+    def commit():
+        target[addr:addr + flat.size] = flat
+    return commit
+
+
+def check_limit(name: str, value: int, limit: int, what: str, hint: str) -> None:
+    if value > limit:
+        raise IllegalInstructionError(f"{name}={value} exceeds {what} of {limit}", hint=hint)
+
+
+def require_int_mode(state, mnemonic: str) -> None:
+    """Integer-only rounding/lookup operations have no meaning on fp16 data."""
+    if state.dtype != "int8":
+        raise IllegalInstructionError(
+            f"{mnemonic} is defined only for the int8 datapath; this Target has dtype={state.dtype}",
+            hint="in fp16 mode scale with vmul and activate with vrelu/vclip")

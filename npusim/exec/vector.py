@@ -1,0 +1,158 @@
+"""Functional vector unit: every VECTOR instruction through isa.semantics, costed by npusim.timing."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from isa import semantics
+from npusim import timing
+from npusim.exec.operands import check_sram, read, require_int_mode, writer
+from npusim.exec.state import ExecInfo
+from npusim.faults import IllegalInstructionError
+
+REQUANT_SHIFT_MAX = 63  # the rounding shifter's range (isa.semantics.requantize)
+
+
+def _operands(instr, state, *extra: tuple[str, int]):
+    """Check dst/src0 (len elements) and extra (src field, count) operands; return buffer names."""
+    f = instr.fields
+    n = f["len"]
+    names = {}
+    for field, count in (("dst", n), ("src0", n), *extra):
+        buf = state.buf_names[f[field + "_buf"]]
+        check_sram(state, buf, f[field], count, field)
+        names[field] = buf
+    return names
+
+
+def _bytes(state, names: dict, counts: dict) -> int:
+    return sum(state.elem_bytes[names[k]] * c for k, c in counts.items())
+
+
+def _unary(compute):
+    def handler(instr, state, dram, timing_only):
+        f = instr.fields
+        n = f["len"]
+        names = _operands(instr, state)
+        info = ExecInfo(timing.vector_elementwise(state.hw, n), vector_ops=n,
+                        sram_bytes=_bytes(state, names, {"dst": n, "src0": n}))
+        if timing_only:
+            return info, None
+        a = read(state, names["src0"], f["src0"], n)
+        out = compute(a, f, state.dtypes[names["dst"]])
+        return info, writer(state, names["dst"], f["dst"], out)
+    return handler
+
+
+def _binary(compute, src1_count=lambda f: f["len"]):
+    def handler(instr, state, dram, timing_only):
+        f = instr.fields
+        n, m = f["len"], src1_count(f)
+        names = _operands(instr, state, ("src1", m))
+        info = ExecInfo(timing.vector_elementwise(state.hw, n), vector_ops=n,
+                        sram_bytes=_bytes(state, names, {"dst": n, "src0": n, "src1": m}))
+        if timing_only:
+            return info, None
+        a = read(state, names["src0"], f["src0"], n)
+        b = read(state, names["src1"], f["src1"], m)
+        out = compute(a, b, f, state.dtypes[names["dst"]])
+        return info, writer(state, names["dst"], f["dst"], out)
+    return handler
+
+
+def _elementwise(op):
+    return _binary(lambda a, b, f, dt: semantics.elementwise(op, a, b, dt))
+
+
+def vrequant(instr, state, dram, timing_only):
+    require_int_mode(state, "vrequant")
+    f = instr.fields
+    n, c = f["len"], f["channels"]
+    names = _operands(instr, state, ("src1", 2 * c))
+    if names["src1"] != "abuf":
+        raise IllegalInstructionError(
+            f"vrequant reads its (mult, shift) int32 pairs from abuf, not {names['src1']}",
+            hint="load the requantization table into abuf and point src1 at it")
+    info = ExecInfo(timing.vector_requant(state.hw, n), vector_ops=n,
+                    sram_bytes=_bytes(state, names, {"dst": n, "src0": n, "src1": 2 * c}))
+    if timing_only:
+        return info, None
+    a = read(state, names["src0"], f["src0"], n)
+    params = read(state, "abuf", f["src1"], 2 * c)
+    mult, shift = params[0::2], params[1::2]
+    bad = np.flatnonzero((shift < 0) | (shift > REQUANT_SHIFT_MAX))
+    if bad.size:
+        i = int(bad[0])
+        raise IllegalInstructionError(
+            f"vrequant shift of channel {i} is {int(shift[i])}, outside 0..{REQUANT_SHIFT_MAX} "
+            f"(abuf[{f['src1'] + 2 * i + 1}])", hint="check the requantization table in abuf")
+    out = semantics.requantize(a, mult, shift, f["zp"], bool(f["relu"]), c)
+    return info, writer(state, names["dst"], f["dst"],
+                        semantics.saturate(out, state.dtypes[names["dst"]]))
+
+
+def vlut(instr, state, dram, timing_only):
+    require_int_mode(state, "vlut")
+    f = instr.fields
+    for field in ("src0", "src1"):
+        if state.buf_names[f[field + "_buf"]] == "abuf":
+            raise IllegalInstructionError(
+                f"vlut {field} must be an int8 buffer (ibuf, wbuf, obuf), not abuf",
+                hint="vcopy the values to an int8 buffer first")
+    return _LUT(instr, state, dram, timing_only)
+
+
+_LUT = _binary(lambda a, t, f, dt: semantics.saturate(semantics.lut(a, t), dt),
+               src1_count=lambda f: 256)
+
+
+def _pool(kind):
+    def handler(instr, state, dram, timing_only):
+        f = instr.fields
+        regs = state.regs["vector"]
+        oh, ow = timing.pool_out_hw(f, regs)
+        kh, kw, c = regs["pool_kh"], regs["pool_kw"], f["channels"]
+        if oh < 1 or ow < 1:
+            raise IllegalInstructionError(
+                f"{instr.mnemonic} output would be empty ({oh}x{ow}): input {f['in_h']}x{f['in_w']}"
+                f" with window {kh}x{kw}", hint="check the pool_* registers set by cfg unit=vector")
+        src = state.buf_names[f["src0_buf"]]
+        dst = state.buf_names[f["dst_buf"]]
+        check_sram(state, src, f["src0"], f["in_h"] * f["in_w"] * c, "src0")
+        check_sram(state, dst, f["dst"], oh * ow * c, "dst")
+        ops = oh * ow * kh * kw * c
+        info = ExecInfo(timing.vector_pool(state.hw, f, regs), vector_ops=ops,
+                        sram_bytes=ops * state.elem_bytes[src] + oh * ow * c * state.elem_bytes[dst])
+        if timing_only:
+            return info, None
+        x = read(state, src, f["src0"], f["in_h"] * f["in_w"] * c).reshape(f["in_h"], f["in_w"], c)
+        out = semantics.pool(kind, x, kernel=(kh, kw),
+                             stride=(regs["pool_stride_h"], regs["pool_stride_w"]),
+                             pads=(regs["pool_pad_top"], regs["pool_pad_left"],
+                                   regs["pool_pad_bottom"], regs["pool_pad_right"]),
+                             dtype=state.dtypes[dst])
+        return info, writer(state, dst, f["dst"], out)
+    return handler
+
+
+def _vshr(instr, state, dram, timing_only):
+    require_int_mode(state, "vshr")
+    return _SHR(instr, state, dram, timing_only)
+
+
+_SHR = _unary(lambda a, f, dt: semantics.shift_right(a, f["shift"], dt))
+
+
+HANDLERS = {
+    "vadd": _elementwise("vadd"), "vsub": _elementwise("vsub"), "vmul": _elementwise("vmul"),
+    "vmax": _elementwise("vmax"), "vmin": _elementwise("vmin"),
+    "vrelu": _unary(lambda a, f, dt: semantics.relu(a, dt)),
+    "vclip": _unary(lambda a, f, dt: semantics.clip(a, f["lo"], f["hi"], dt)),
+    "vshr": _vshr,
+    "vcopy": _unary(lambda a, f, dt: semantics.saturate(a, dt)),
+    "vbias": _binary(lambda a, b, f, dt: semantics.bias_add(a, b, f["channels"], dt),
+                     src1_count=lambda f: f["channels"]),
+    "vrequant": vrequant,
+    "vlut": vlut,
+    "vmaxpool": _pool("max"), "vsumpool": _pool("sum"),
+}

@@ -1,0 +1,104 @@
+"""Exceptions that stop a simulation: each names the instruction, core, unit and the reason."""
+
+from __future__ import annotations
+
+
+def disassemble(instr) -> str:
+    """Compact `mnemonic field=value ...` with enum fields by name (the assembler's operand names)."""
+    if instr is None:
+        return ""
+    try:
+        from isa.asm import disassemble_instruction  # canonical text when the assembler offers it
+        return disassemble_instruction(instr)
+    except (ImportError, AttributeError, TypeError, ValueError):
+        pass
+    from isa.spec import load_spec
+    enums = load_spec().enums
+    parts = []
+    for f in instr.spec.fields:
+        value = instr.fields[f.name]
+        if f.enum:
+            value = enums[f.enum].names.get(value, value)
+        parts.append(f"{f.name}={value}")
+    return instr.mnemonic + (" " + ", ".join(parts) if parts else "")
+
+
+class SimulationFault(Exception):
+    """A run stopped: `reason`, plus where it happened (core, unit, instruction index, text)."""
+
+    def __init__(self, reason: str, *, core: int | None = None, unit: str | None = None,
+                 index: int | None = None, instr=None, cycle: int | None = None,
+                 hint: str | None = None):
+        self.reason = reason
+        self.core = core
+        self.unit = unit
+        self.index = index
+        self.instr = instr
+        self.cycle = cycle
+        self.hint = hint
+        super().__init__(reason)
+
+    def locate(self, *, core=None, unit=None, index=None, instr=None, cycle=None):
+        """Fill in where the fault happened (the exec layer knows only the reason)."""
+        for name, value in (("core", core), ("unit", unit), ("index", index),
+                            ("instr", instr), ("cycle", cycle)):
+            if getattr(self, name) is None and value is not None:
+                setattr(self, name, value)
+        self.args = (str(self),)
+        return self
+
+    @property
+    def disassembly(self) -> str:
+        return disassemble(self.instr)
+
+    @property
+    def where(self) -> str:
+        unit = f"core{self.core}.{self.unit}" if self.core is not None else (self.unit or "")
+        at = f"[{self.index}] {self.disassembly}" if self.index is not None else self.disassembly
+        cyc = f"cycle {self.cycle}" if self.cycle is not None else ""
+        return ": ".join(p for p in (" ".join(p for p in (unit, at) if p), cyc) if p)
+
+    def __str__(self) -> str:
+        kind = type(self).__name__
+        where = self.where
+        text = f"{kind} at {where}: {self.reason}" if where else f"{kind}: {self.reason}"
+        return f"{text}; hint: {self.hint}" if self.hint else text
+
+
+class IllegalInstructionError(SimulationFault):
+    """An undecodable word, or a legal word the Target cannot run (channel, unit, size)."""
+
+
+class MemoryFault(SimulationFault):
+    """An out-of-bounds, oversized or misaligned DRAM or SRAM access."""
+
+
+class SyncFault(SimulationFault):
+    """Semaphore overflow, or cores meeting at global barriers with different ids."""
+
+
+class InputError(SimulationFault):
+    """The program, inputs or DRAM given to simulate() do not fit the Target or each other."""
+
+
+class _UnitReport(SimulationFault):
+    """A fault about the whole machine: `waiting` maps every unit to what it is doing."""
+
+    def __init__(self, reason: str, waiting: dict[str, str], **where):
+        self.waiting = dict(waiting)
+        super().__init__(reason, **where)
+
+    def __str__(self) -> str:
+        lines = [f"{type(self).__name__}: {self.reason}"]
+        lines += [f"  {unit}: {what}" for unit, what in self.waiting.items()]
+        if self.hint:
+            lines.append(f"  hint: {self.hint}")
+        return "\n".join(lines)
+
+
+class DeadlockError(_UnitReport):
+    """The event queue ran dry with units still blocked; `waiting` says on what, per unit."""
+
+
+class CycleLimitExceeded(_UnitReport):
+    """The run reached max_cycles before every core finished; `waiting` says what each unit does."""

@@ -1,0 +1,177 @@
+"""simulate(): run an assembled program on the SimPy model of a Target; SimResult holds the outcome."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from isa.codec import Instruction, decode_word
+from isa.errors import DecodeError
+from npusim import stats
+from npusim.faults import IllegalInstructionError, InputError
+from npusim.memory import Dram
+from npusim.system import System
+
+
+@dataclass
+class SimResult:
+    """Cycles, counters, energy, trace and the final DRAM of one run (see docs/counters.md)."""
+
+    cycles: int
+    instructions: int
+    units: dict
+    utilization: float
+    dram_bytes: dict
+    dram_bw_achieved: float
+    energy_pj: dict
+    macs: int
+    sim_wall_s: float
+    timing_only: bool
+    target: object
+    dram: Dram
+    tensors: dict = field(default_factory=dict)
+    _rows: list | None = field(default=None, repr=False)
+    _trace: pd.DataFrame | None = field(default=None, repr=False)
+
+    @property
+    def trace(self) -> pd.DataFrame:
+        """core, unit, index, mnemonic, start, end, bytes, macs, stall, dispatched per instruction."""
+        if self._trace is None:
+            self._trace = stats.trace_frame(self._rows)
+        return self._trace
+
+    @property
+    def latency_s(self) -> float:
+        return self.cycles / (self.target.freq_mhz * 1e6)
+
+    def output(self, name: str) -> np.ndarray:
+        """A declared tensor (program.tensors) read back from DRAM after the run."""
+        if name not in self.tensors:
+            raise KeyError(f"no tensor named '{name}'; the program declares: "
+                           f"{', '.join(self.tensors) or '(none)'}")
+        addr, shape, dtype = _decl(self.tensors[name])
+        return self.dram.read(addr, shape, dtype)
+
+    def to_json(self) -> dict:
+        return {"target": str(self.target), "timing_only": self.timing_only,
+                "cycles": self.cycles, "latency_s": self.latency_s,
+                "instructions": self.instructions, "macs": self.macs,
+                "utilization": self.utilization, "dram_bytes": dict(self.dram_bytes),
+                "dram_bw_achieved": self.dram_bw_achieved, "units": self.units,
+                "energy_pj": self.energy_pj, "sim_wall_s": self.sim_wall_s}
+
+    def chrome_trace(self) -> dict:
+        return stats.chrome_trace(self.trace, list(self.units),
+                                  {"target": str(self.target), "cycles": self.cycles})
+
+    def save_chrome_trace(self, path) -> None:
+        with open(path, "w") as fh:
+            json.dump(self.chrome_trace(), fh)
+
+
+def _decl(decl):
+    """(dram, shape, dtype) of a TensorDecl or a plain tuple."""
+    if hasattr(decl, "dram"):
+        return decl.dram, tuple(decl.shape), np.dtype(decl.dtype)
+    addr, shape, dtype = decl
+    return addr, tuple(shape), np.dtype(dtype)
+
+
+def _decode_stream(core: int, items) -> list:
+    """Decode words once (repeated words share one Instruction); keep faults for dispatch."""
+    cache: dict[int, Instruction] = {}
+    out = []
+    for index, item in enumerate(items):
+        if isinstance(item, Instruction):
+            out.append(item)
+            continue
+        word = int(item)
+        instr = cache.get(word)
+        if instr is None:
+            try:
+                instr = cache[word] = decode_word(word)
+            except DecodeError as e:
+                # Raised only if dispatch reaches it, as hardware faults on fetch.
+                out.append(IllegalInstructionError(str(e), core=core, index=index,
+                                                   unit="dispatch"))
+                continue
+        out.append(instr)
+    return out
+
+
+def _streams(program) -> tuple[list[list], dict, object]:
+    """(per-core instruction lists, tensors, program target) from any accepted program form."""
+    if hasattr(program, "cores"):  # isa.asm.Program: words per core
+        streams = [_decode_stream(c, words) for c, words in enumerate(program.cores)]
+        return streams, dict(getattr(program, "tensors", {}) or {}), getattr(program, "target",
+                                                                             None)
+    items = list(program)
+    if not items or not isinstance(items[0], (list, tuple)):
+        items = [items]
+    return [_decode_stream(c, s) for c, s in enumerate(items)], {}, None
+
+
+def _bind_inputs(dram: Dram, tensors: dict, inputs: dict) -> None:
+    for name, value in inputs.items():
+        if name not in tensors:
+            raise InputError(f"input '{name}' is not a declared tensor; the program declares: "
+                             f"{', '.join(tensors) or '(none)'}",
+                             hint="declare it with .tensor in the assembly")
+        addr, shape, dtype = _decl(tensors[name])
+        arr = np.asarray(value)
+        if arr.shape != shape:
+            raise InputError(f"input '{name}' has shape {arr.shape}, the tensor is {shape}")
+        cast = arr.astype(dtype)
+        if arr.dtype != dtype and not np.array_equal(cast, arr):
+            raise InputError(f"input '{name}' of dtype {arr.dtype} does not fit the tensor's "
+                             f"{dtype} without changing values", hint=f"pass a {dtype} array")
+        dram.write(addr, cast)
+
+
+def simulate(program, target=None, dram: Dram | None = None, inputs: dict | None = None,
+             timing_only: bool = False, max_cycles: int | None = None,
+             trace: bool = True) -> SimResult:
+    """Run `program` (isa.asm.Program, list of per-core Instruction lists, or one list) on `target`.
+
+    Functional mode computes every result in `dram` and the buffers; timing_only skips all data
+    work and gives the same cycles. Raises a SimulationFault subclass when the program faults.
+    """
+    from isa.target import Target
+    wall = time.perf_counter()
+    streams, tensors, program_target = _streams(program)
+    if target is None and program_target is None:
+        raise InputError("no target: pass one (e.g. 'npu-edge') or assemble with .target")
+    target = Target.create(target if target is not None else program_target)
+    if target.kind != "npu":
+        raise InputError(f"simulate() runs npu targets; got a {target.kind} target ({target})")
+    if len(streams) > target.num_cores:
+        raise InputError(f"the program has {len(streams)} core streams but the Target has "
+                         f"num-cores={target.num_cores}",
+                         hint=f"use a target with -num-cores={len(streams)}")
+    if dram is None:
+        dram = Dram(target.derived.dram_bytes)
+    if inputs:
+        _bind_inputs(dram, tensors, inputs)
+    system = System(target, streams, dram, timing_only=timing_only, trace=trace)
+    cycles = system.run(max_cycles)
+    work = stats.work_totals(system)
+    dram_bytes = dict(system.port.bytes)
+    moved = dram_bytes["read"] + dram_bytes["write"]
+    peak = cycles * target.array_rows * target.array_cols * target.num_cores
+    units = stats.unit_counters(system, cycles)
+    return SimResult(
+        cycles=cycles,
+        instructions=sum(u["instructions"] for u in units.values()),
+        units=units,
+        utilization=work["macs"] / peak if peak else 0.0,
+        dram_bytes=dram_bytes,
+        dram_bw_achieved=moved / cycles if cycles else 0.0,
+        energy_pj=stats.energy_pj(target, work, moved, cycles),
+        macs=work["macs"],
+        sim_wall_s=time.perf_counter() - wall,
+        timing_only=timing_only, target=target, dram=dram, tensors=tensors,
+        _rows=system.trace_rows)

@@ -1,0 +1,104 @@
+"""The fetch/dispatch stage as a SimPy process: in-order issue into per-unit queues, barriers, halt."""
+
+from __future__ import annotations
+
+from npusim import timing
+from npusim.faults import SimulationFault, disassemble
+from npusim.units.base import COUNTERS
+
+
+class Dispatcher:
+    """Dispatches one instruction per cycle (timing.dispatch) into its unit's queue.
+
+    A full queue stalls dispatch (stall_queue). nop and halt take one dispatch cycle;
+    barrier/gbarrier wait for the core to drain (and the other cores to arrive), then take
+    timing.barrier cycles. The stream ends at halt or at its last instruction.
+    """
+
+    name = "dispatch"
+
+    def __init__(self, core, entries: list):
+        self.core = core
+        self.env = core.env
+        self.entries = entries  # (instr, Unit or None) per index, or a fault to raise there
+        self.counters = dict.fromkeys(COUNTERS, 0)
+        self.work = {"instructions": 0}
+        self.finished = False
+        self.waiting: str | None = None
+        self.current = None
+        self.env.process(self.run())
+
+    @property
+    def full_name(self) -> str:
+        return f"core{self.core.index}.dispatch"
+
+    def status(self) -> str:
+        if self.finished:
+            return "finished (halt or end of program)"
+        if self.current is None:
+            return "dispatching"
+        index, instr = self.current
+        return f"{self.waiting or 'dispatching'} at [{index}] {disassemble(instr)}"
+
+    def run(self):
+        env, core, counters = self.env, self.core, self.counters
+        trace = core.trace
+        dispatch_cycles = timing.dispatch()
+        for index, entry in enumerate(self.entries):
+            if isinstance(entry, SimulationFault):
+                raise entry.locate(core=core.index, unit=self.name, index=index, cycle=env.now)
+            instr, unit = entry
+            start = env.now
+            self.current = (index, instr)
+            if unit is not None:
+                yield env.timeout(dispatch_cycles)
+                counters["busy"] += dispatch_cycles
+                core.pending += 1
+                put = unit.queue.put((index, instr, start))
+                if not put.triggered:  # the unit's queue is full: dispatch stalls in order
+                    self.waiting = (f"queue of {unit.full_name} full "
+                                    f"({core.target.queue_depth} entries)")
+                    t0 = env.now
+                    yield put
+                    counters["stall_queue"] += env.now - t0
+                    self.waiting = None
+                core.last_activity = env.now
+                continue
+            ref = instr.spec.ref
+            self.work["instructions"] += 1
+            if ref in ("barrier", "gbarrier"):
+                yield from self.barrier(index, instr)
+                cycles = timing.barrier()
+            else:  # nop, halt
+                cycles = dispatch_cycles
+            yield env.timeout(cycles)
+            counters["busy"] += cycles
+            if trace is not None:
+                trace.append((core.index, self.name, index, instr.spec.mnemonic, start, env.now,
+                              0, 0, env.now - start - cycles, start))
+            core.last_activity = env.now
+            if ref == "halt":
+                break
+        self.current = None
+        self.finished = True
+        core.check_done()
+
+    def barrier(self, index, instr):
+        """Wait until every unit of this core is idle with an empty queue (and, for gbarrier,
+        until every core has arrived)."""
+        env, core = self.env, self.core
+        t0 = env.now
+        if core.pending:
+            self.waiting = "barrier: waiting for the core's units to drain"
+            yield core.drain_event()
+        if instr.spec.ref == "gbarrier":
+            try:
+                arrived = core.system.arrive(core.index, instr.fields["id"])
+            except SimulationFault as e:
+                raise e.locate(core=core.index, unit=self.name, index=index, instr=instr,
+                               cycle=env.now) from None
+            if not arrived.triggered:
+                self.waiting = f"gbarrier id={instr.fields['id']}: waiting for the other cores"
+                yield arrived
+        self.waiting = None
+        self.counters["stall_barrier"] += env.now - t0
