@@ -1,0 +1,180 @@
+"""The assembled-program container: per-core instruction words plus target, tensors and labels."""
+
+from __future__ import annotations
+
+import json
+import struct
+import zlib
+from dataclasses import dataclass, field
+from math import prod
+from pathlib import Path
+
+from isa.asm.errors import ContainerError
+from isa.codec import Instruction, decode_word, encode_fields
+from isa.errors import DecodeError
+from isa.spec import load_spec
+
+MAGIC = b"NPUPROG\0"
+CONTAINER_VERSION = 1
+# magic, container version (u16), ISA major (u8), ISA minor (u8), metadata length (u32)
+_HEADER = struct.Struct("<8sHBBI")
+_CRC = struct.Struct("<I")
+DTYPES = {"int8": 1, "int32": 4, "float16": 2, "float32": 4}  # bytes per element
+
+
+@dataclass(frozen=True)
+class TensorDecl:
+    """A named DRAM tensor: byte address, shape and element type (row-major, dense)."""
+
+    dram: int
+    shape: tuple[int, ...]
+    dtype: str
+
+    @property
+    def nbytes(self) -> int:
+        return prod(self.shape) * DTYPES[self.dtype]
+
+    def to_json(self) -> dict:
+        return {"dram": self.dram, "shape": list(self.shape), "dtype": self.dtype}
+
+
+@dataclass
+class Program:
+    """Instruction words per core, the Target string it was built for, tensors and labels."""
+
+    cores: list[list[int]] = field(default_factory=lambda: [[]])
+    target: str | None = None
+    tensors: dict[str, TensorDecl] = field(default_factory=dict)
+    labels: dict[int, dict[str, int]] = field(default_factory=dict)
+    source: str | None = None
+    _decoded: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_instructions(cls, cores: list[list[Instruction]], **kw) -> "Program":
+        """Build from decoded/constructed Instructions (what a compiler backend emits)."""
+        return cls([[encode_fields(i.mnemonic, **i.fields) for i in core] for core in cores], **kw)
+
+    @property
+    def num_cores(self) -> int:
+        return len(self.cores)
+
+    @property
+    def num_instructions(self) -> int:
+        return sum(map(len, self.cores))
+
+    def instructions(self, core: int = 0) -> list[Instruction]:
+        """The decoded instructions of one core (decoded once, then cached)."""
+        if core not in self._decoded:
+            if not 0 <= core < len(self.cores):
+                raise IndexError(f"core {core} out of range 0..{len(self.cores) - 1}")
+            self._decoded[core] = [decode_word(w) for w in self.cores[core]]
+        return self._decoded[core]
+
+    # ---- binary container -------------------------------------------------------------------
+
+    def to_bytes(self) -> bytes:
+        spec = load_spec()
+        major, minor = spec.version_tuple
+        meta = json.dumps({
+            "target": self.target, "source": self.source, "num_cores": len(self.cores),
+            "word_counts": [len(c) for c in self.cores],
+            "tensors": {n: t.to_json() for n, t in self.tensors.items()},
+            # canonical order (by index, then name) so equal programs give equal bytes
+            "labels": {str(c): dict(sorted(ls.items(), key=lambda kv: (kv[1], kv[0])))
+                       for c, ls in sorted(self.labels.items()) if ls},
+        }, separators=(",", ":")).encode()
+        body = bytearray(_HEADER.pack(MAGIC, CONTAINER_VERSION, major, minor, len(meta)))
+        body += meta
+        for core in self.cores:
+            for w in core:
+                body += w.to_bytes(spec.word_bytes, "little")
+        return bytes(body + _CRC.pack(zlib.crc32(body)))
+
+    @classmethod
+    def from_bytes(cls, data: bytes, name: str = "<bytes>") -> "Program":
+        """Parse a container; ContainerError (one line, naming `name`) when it is not loadable."""
+        spec = load_spec()
+        head = bytes(data[:len(MAGIC)])
+        if head != MAGIC[:len(head)]:
+            raise ContainerError(f"{name} is not an npusim program (bad magic {head!r}, "
+                                 f"expected {MAGIC!r}); assemble source with `npusim asm`")
+        if len(data) < _HEADER.size + _CRC.size:
+            raise ContainerError(f"{name}: truncated: expected at least "
+                                 f"{_HEADER.size + _CRC.size} bytes, got {len(data)}")
+        _, version, major, minor, meta_len = _HEADER.unpack_from(data)
+        if version != CONTAINER_VERSION:
+            raise ContainerError(f"{name}: container version {version}, this npusim reads "
+                                 f"version {CONTAINER_VERSION}; reassemble it")
+        if (major, minor) != spec.version_tuple:
+            raise ContainerError(f"{name}: built for ISA {major}.{minor}, this npusim implements "
+                                 f"{spec.version}; reassemble it")
+        need = _HEADER.size + meta_len + _CRC.size
+        if len(data) < need:
+            raise ContainerError(f"{name}: truncated: expected at least {need} bytes, "
+                                 f"got {len(data)}")
+        try:
+            meta = json.loads(data[_HEADER.size:_HEADER.size + meta_len])
+            counts = [int(n) for n in meta["word_counts"]]
+            total = need + spec.word_bytes * sum(counts)
+        except (ValueError, KeyError, TypeError):
+            meta, total = None, len(data)
+        if len(data) < total:
+            raise ContainerError(f"{name}: truncated: expected {total} bytes, got {len(data)}")
+        stored, = _CRC.unpack_from(data, total - _CRC.size)
+        computed = zlib.crc32(data[:total - _CRC.size])
+        if stored != computed:
+            raise ContainerError(f"{name}: corrupted: checksum mismatch (stored {stored:#010x}, "
+                                 f"computed {computed:#010x})")
+        if len(data) > total:
+            raise ContainerError(f"{name}: corrupted: {len(data) - total} bytes after the "
+                                 f"checksum (expected {total} bytes, got {len(data)})")
+        if meta is None:
+            raise ContainerError(f"{name}: corrupted: unreadable metadata")
+        return cls._from_parts(data, meta, counts, _HEADER.size + meta_len, name)
+
+    @classmethod
+    def _from_parts(cls, data: bytes, meta: dict, counts: list[int], offset: int,
+                    name: str) -> "Program":
+        n = load_spec().word_bytes
+        cores = []
+        for count in counts:
+            cores.append([int.from_bytes(data[offset + i * n:offset + (i + 1) * n], "little")
+                          for i in range(count)])
+            offset += count * n
+        try:
+            prog = cls(cores=cores, target=meta.get("target"), source=meta.get("source"),
+                       tensors={k: TensorDecl(int(v["dram"]), tuple(v["shape"]), v["dtype"])
+                                for k, v in meta.get("tensors", {}).items()},
+                       labels={int(c): {k: int(v) for k, v in ls.items()}
+                               for c, ls in meta.get("labels", {}).items()})
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
+            raise ContainerError(f"{name}: corrupted: bad metadata ({e})") from None
+        for core, ls in prog.labels.items():
+            for label, index in ls.items():
+                if not 0 <= core < len(cores) or not 0 <= index <= len(cores[core]):
+                    raise ContainerError(f"{name}: corrupted: label '{label}' at core {core} "
+                                         f"index {index} is outside the program")
+        for tname, t in prog.tensors.items():
+            if t.dtype not in DTYPES:
+                raise ContainerError(f"{name}: tensor '{tname}' has unknown dtype '{t.dtype}'; "
+                                     f"known: {', '.join(DTYPES)}")
+        for core, words in enumerate(cores):
+            decoded = []
+            for index, word in enumerate(words):
+                try:
+                    decoded.append(decode_word(word))
+                except DecodeError as e:
+                    raise ContainerError(f"{name}: core {core} instruction {index}: {e}") from None
+            prog._decoded[core] = decoded
+        return prog
+
+    def save(self, path: str | Path) -> int:
+        """Write the container; returns its size in bytes."""
+        data = self.to_bytes()
+        Path(path).write_bytes(data)
+        return len(data)
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Program":
+        path = Path(path)
+        return cls.from_bytes(path.read_bytes(), name=str(path))

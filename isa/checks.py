@@ -1,0 +1,204 @@
+"""Target-dependent legality of one instruction, driven by the spec's target_max and buffer keys."""
+
+from __future__ import annotations
+
+from typing import Callable, Mapping
+
+from isa.codec import Instruction
+from isa.errors import IsaError, SpecError
+from isa.semantics import conv_out_size
+from isa.spec import FieldSpec, load_spec
+
+
+class TargetCheckError(IsaError):
+    """An instruction is legal ISA but does not fit the Target (array, buffers, DMA, semaphores)."""
+
+    def __init__(self, message: str, field: str | None = None, value=None):
+        super().__init__(message)
+        self.field, self.value = field, value
+
+
+def target_name(target) -> str:
+    """Short name for messages: the tag, plus only the options that differ from it."""
+    from isa.target import Target  # isa.target is heavier than the checks need at import
+
+    base = Target(target.tag or target.kind)
+    diffs = [f"-{a.name}={a.format(target.attrs[a.key])}" for a in target.spec.attrs
+             if target.attrs[a.key] != base.attrs[a.key]]
+    return " ".join([target.tag or target.kind, *diffs])
+
+
+# target_max name -> (lo, hi) legal values on a Target; the spec names these, checks apply them.
+TARGET_LIMITS: dict[str, Callable] = {
+    "dma_chan": lambda t: (0, t.dma_engines - 1),
+    "array_rows": lambda t: (1, t.array_rows),
+    "array_cols": lambda t: (1, t.array_cols),
+    "semaphore": lambda t: (0, t.semaphores - 1),
+    "dram_addr": lambda t: (0, t.derived.dram_bytes - 1),
+}
+
+# What `unit` class each config register's owner name matches (spec `registers.*.unit`).
+UNIT_CLASS = {"matrix": "matrix", "vector": "vector",
+              **{f"dma{i}": "dma" for i in range(8)}}
+
+
+def target_units(target) -> list[str]:
+    """Names of the units a core of `target` has: matrix, vector, dma0..dma{k-1}."""
+    return ["matrix", "vector"] + [f"dma{i}" for i in range(target.dma_engines)]
+
+
+def reset_registers() -> dict[str, int]:
+    """The config register file after reset (every register of every unit class)."""
+    return {name: r.reset for name, r in load_spec().registers.items()}
+
+
+def executing_unit(instr: Instruction) -> str:
+    """The unit whose queue receives `instr` (spec `unit`: a name or 'field:<name>')."""
+    unit = instr.spec.unit
+    if not unit.startswith("field:"):
+        return unit
+    name = unit[6:]
+    value = instr.fields[name]
+    if name == "chan":
+        return f"dma{value}"
+    return load_spec().enums["unit"].names[value]
+
+
+def check_instruction(instr: Instruction, target=None,
+                      regs: Mapping[str, int] | None = None) -> None:
+    """Raise TargetCheckError if `instr` cannot run on `target`.
+
+    `regs` is the config register file of the executing unit at this point of the stream
+    (reset values when omitted); conv, pool and DMA extents depend on it. With target None
+    only the target-independent rules (cfg register ownership and range) are checked.
+    """
+    spec = load_spec()
+    _check_cfg(instr, spec)
+    if target is None:
+        return
+    if target.kind != "npu":
+        raise TargetCheckError(f"target '{target_name(target)}' is a {target.kind} target; "
+                               "NPU programs need an npu target such as npu-edge")
+    name = target_name(target)
+    for f in instr.spec.fields:
+        if f.target_max:
+            _check_limit(instr, f, target, name)
+    elems = target.derived.buffer_elems
+    extents = _extents(instr, {**reset_registers(), **(regs or {})})
+    for f in instr.spec.fields:
+        if f.buffer:
+            _check_buffer(instr, f, elems, extents.get(f.name), name)
+
+
+def _check_limit(instr: Instruction, f: FieldSpec, target, name: str) -> None:
+    value = instr.fields[f.name]
+    if f.target_max == "unit":
+        units = target_units(target)
+        unit = load_spec().enums["unit"].names[value]
+        if unit not in units:
+            raise TargetCheckError(
+                f"{instr.mnemonic}: field '{f.name}' value {unit} is not a unit of {name} "
+                f"(units: {', '.join(units)}; dma_engines={target.dma_engines})", f.name, unit)
+        return
+    if f.target_max not in TARGET_LIMITS:
+        raise SpecError(f"instruction '{instr.mnemonic}': field '{f.name}' names unknown "
+                        f"target_max '{f.target_max}'; known: unit, {', '.join(TARGET_LIMITS)}")
+    lo, hi = TARGET_LIMITS[f.target_max](target)
+    if not lo <= value <= hi:
+        shown = f"{value:#x}" if f.target_max == "dram_addr" else str(value)
+        bound = f"{lo:#x}..{hi:#x}" if f.target_max == "dram_addr" else f"{lo}..{hi}"
+        raise TargetCheckError(f"{instr.mnemonic}: field '{f.name}' value {shown} out of range "
+                               f"{bound} ({f.target_max} of {name})", f.name, value)
+
+
+def _buffer_of(instr: Instruction, f: FieldSpec) -> str:
+    buffers = load_spec().enums["buf"]
+    if f.buffer in buffers.values:
+        return f.buffer
+    return buffers.names[instr.fields[f.buffer]]
+
+
+def _check_buffer(instr: Instruction, f: FieldSpec, elems: Mapping[str, int],
+                  extent: tuple[int, str] | None, name: str) -> None:
+    buf = _buffer_of(instr, f)
+    start, size = instr.fields[f.name], elems[buf]
+    if start >= size:
+        raise TargetCheckError(f"{instr.mnemonic}: {buf} address {start} out of range "
+                               f"0..{size - 1} for {name} (field '{f.name}')", f.name, start)
+    if extent is None:
+        return
+    count, formula = extent
+    if start + count > size:
+        raise TargetCheckError(
+            f"{instr.mnemonic}: {buf} region of {count} elements ({formula}) at {start:#x} "
+            f"ends at {start + count:#x}, past {buf}'s {size} elements on {name} "
+            f"(field '{f.name}'); lower the address or split the tile", f.name, start)
+
+
+def _extents(instr: Instruction, regs: Mapping[str, int]) -> dict[str, tuple[int, str]]:
+    """Elements each buffer operand touches, where the fields (and unit registers) say."""
+    f, m, fmt = instr.fields, instr.mnemonic, instr.spec.format
+    if m == "gemm":
+        return {"ibuf": (f["m"] * f["k"], "m*k"), "wbuf": (f["k"] * f["n"], "k*n"),
+                "abuf": (f["m"] * f["n"], "m*n")}
+    if m == "conv":
+        oh, ow = _out_hw(instr, regs, "conv")
+        kh, kw = regs["conv_kh"], regs["conv_kw"]
+        return {"ibuf": (f["in_h"] * f["in_w"] * f["cin"], "in_h*in_w*cin"),
+                "wbuf": (kh * kw * f["cin"] * f["cout"], f"kh*kw*cin*cout, kh={kh} kw={kw}"),
+                "abuf": (oh * ow * f["cout"], f"oh*ow*cout, oh={oh} ow={ow}")}
+    if fmt in ("unary", "binary"):
+        out = {"dst": (f["len"], "len"), "src0": (f["len"], "len")}
+        if fmt == "binary":
+            # src1 is a per-channel table for these three, a full vector for the rest
+            out["src1"] = {"vrequant": (2 * f.get("channels", 0), "2*channels (mult, shift)"),
+                           "vbias": (f.get("channels", 0), "channels"),
+                           "vlut": (256, "256-entry table")}.get(m, (f["len"], "len"))
+        return out
+    if fmt == "pool":
+        oh, ow = _out_hw(instr, regs, "pool")
+        return {"src0": (f["in_h"] * f["in_w"] * f["channels"], "in_h*in_w*channels"),
+                "dst": (oh * ow * f["channels"], f"oh*ow*channels, oh={oh} ow={ow}")}
+    if instr.spec.cls == "dma":
+        planes = regs["dma_planes"]
+        rows = f["rows"] + f.get("pad_top", 0) + f.get("pad_bottom", 0)
+        cols = f["cols"] + f.get("pad_left", 0) + f.get("pad_right", 0)
+        formula = "(rows+pads)*(cols+pads)" if m == "load" else "rows*cols"
+        if planes != 1:
+            formula = f"dma_planes={planes} * {formula}"
+        return {"sram": (planes * rows * cols, formula)}
+    return {}
+
+
+def _out_hw(instr: Instruction, regs: Mapping[str, int], kind: str) -> tuple[int, int]:
+    f = instr.fields
+    dil = (regs["conv_dilation_h"], regs["conv_dilation_w"]) if kind == "conv" else (1, 1)
+    r = {k: regs[f"{kind}_{k}"] for k in ("kh", "kw", "stride_h", "stride_w", "pad_top",
+                                          "pad_left", "pad_bottom", "pad_right")}
+    oh = conv_out_size(f["in_h"], r["kh"], r["stride_h"], r["pad_top"], r["pad_bottom"], dil[0])
+    ow = conv_out_size(f["in_w"], r["kw"], r["stride_w"], r["pad_left"], r["pad_right"], dil[1])
+    if oh < 1 or ow < 1:
+        raise TargetCheckError(
+            f"{instr.mnemonic}: output would be empty ({oh}x{ow}) for a {f['in_h']}x{f['in_w']} "
+            f"input with a {r['kh']}x{r['kw']} {kind} window; check the {kind}_* registers",
+            "in_h", f["in_h"])
+    return oh, ow
+
+
+def _check_cfg(instr: Instruction, spec) -> None:
+    if instr.mnemonic != "cfg":
+        return
+    unit = spec.enums["unit"].names[instr.fields["unit"]]
+    reg = spec.registers[spec.enums["reg"].names[instr.fields["reg"]]]
+    if UNIT_CLASS[unit] != reg.unit:
+        owners = [u for u, c in UNIT_CLASS.items() if c == reg.unit]
+        hint = "unit=matrix" if reg.unit == "matrix" else (
+            "unit=vector" if reg.unit == "vector" else "unit=dma0 (or the channel's dmaN)")
+        which = f" ({owners[0]}..{owners[-1]})" if len(owners) > 1 else ""
+        raise TargetCheckError(f"cfg: register {reg.name} belongs to the {reg.unit} unit{which}, "
+                               f"not {unit}; write it with {hint}", "reg", reg.name)
+    lo, hi = reg.range
+    value = instr.fields["value"]
+    if not lo <= value <= hi:
+        raise TargetCheckError(f"cfg: {reg.name} value {value} out of range {lo}..{hi} "
+                               f"({reg.doc})", "value", value)
