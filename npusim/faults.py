@@ -8,9 +8,9 @@ def disassemble(instr) -> str:
     if instr is None:
         return ""
     try:
-        from isa.asm import disassemble_instruction  # canonical text when the assembler offers it
-        return disassemble_instruction(instr)
-    except (ImportError, AttributeError, TypeError, ValueError):
+        from isa.asm import format_instruction  # the assembler's canonical shorthand
+        return format_instruction(instr)
+    except (ImportError, AttributeError, KeyError, TypeError, ValueError):
         pass
     from isa.spec import load_spec
     enums = load_spec().enums
@@ -53,15 +53,15 @@ class SimulationFault(Exception):
 
     @property
     def where(self) -> str:
+        """`core0.matrix [5] gemm ... (cycle 40)`: as much of the location as is known."""
         unit = f"core{self.core}.{self.unit}" if self.core is not None else (self.unit or "")
-        at = f"[{self.index}] {self.disassembly}" if self.index is not None else self.disassembly
-        cyc = f"cycle {self.cycle}" if self.cycle is not None else ""
-        return ": ".join(p for p in (" ".join(p for p in (unit, at) if p), cyc) if p)
+        text = " ".join(p for p in (unit, f"[{self.index}]" if self.index is not None else "",
+                                    self.disassembly) if p)
+        return f"{text} (cycle {self.cycle})" if self.cycle is not None else text
 
     def __str__(self) -> str:
-        kind = type(self).__name__
         where = self.where
-        text = f"{kind} at {where}: {self.reason}" if where else f"{kind}: {self.reason}"
+        text = f"{where}: {self.reason}" if where else self.reason
         return f"{text}; hint: {self.hint}" if self.hint else text
 
 
