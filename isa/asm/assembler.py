@@ -266,6 +266,8 @@ class _Assembler:
                 self.report(e)
                 failed = True
                 attempted.add(op.key)
+                # `kk=4` for `k`: the did-you-mean already says what is missing
+                attempted.update(difflib.get_close_matches(op.key or "", ins.field_map, n=1))
         for f in ins.fields:
             if f.name not in values and f.name not in attempted and _required(f):
                 lo, hi = f.legal
@@ -316,6 +318,10 @@ class _Assembler:
             raise self.error(f"{mn}: unknown field '{op.key}'" + _hint(op.key, ins.field_map)
                              + f" fields: {fields}", stmt, op.column, op.key)
         m = _BUFREF.fullmatch(op.value)
+        if m and m[1] not in buffers and m[1] not in self.names:
+            raise self.error(f"{mn}: '{m[1]}' in '{op.value}' is not a buffer" + _hint(
+                m[1], buffers) + f" buffers: {', '.join(buffers)}", stmt, op.column, f.name,
+                op.value)
         if m and m[1] in buffers:
             if f.buffer is None:
                 raise self.error(f"{mn}: field '{f.name}' is not a buffer address; write "

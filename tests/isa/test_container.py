@@ -1,0 +1,130 @@
+"""Program container: exact layout, save/load, and refusal of foreign, stale, short, corrupt files."""
+
+import json
+import struct
+import zlib
+
+import pytest
+
+from isa.asm import ContainerError, Program, TensorDecl, assemble
+from isa.codec import instruction
+from isa.errors import IsaError
+from isa.spec import load_spec
+
+SRC = """
+.tensor A, dram=0x40, shape=4x4, dtype=int8
+start: load chan=0, sram=ibuf[0], dram=A, rows=4, cols=4, stride=4
+halt
+.core 1
+nop
+"""
+
+
+@pytest.fixture
+def prog():
+    return assemble(SRC, filename="p.s", target="npu-edge -num-cores=2")
+
+
+def test_layout_is_exactly_as_documented(prog):
+    data = prog.to_bytes()
+    magic, version, major, minor, meta_len = struct.unpack_from("<8sHBBI", data)
+    assert (magic, version, (major, minor)) == (b"NPUPROG\0", 1, load_spec().version_tuple)
+    meta = json.loads(data[16:16 + meta_len])
+    assert meta == {"target": "npu-edge -num-cores=2", "source": "p.s", "num_cores": 2,
+                    "word_counts": [2, 1],
+                    "tensors": {"A": {"dram": 0x40, "shape": [4, 4], "dtype": "int8"}},
+                    "labels": {"0": {"start": 0}}}
+    words = data[16 + meta_len:-4]
+    assert len(words) == 3 * 16
+    assert [int.from_bytes(words[i:i + 16], "little") for i in range(0, 48, 16)] == \
+        prog.cores[0] + prog.cores[1]
+    assert struct.unpack("<I", data[-4:])[0] == zlib.crc32(data[:-4])
+    assert len(data) == 16 + meta_len + 48 + 4
+
+
+def test_save_load_and_decoded_once(prog, tmp_path):
+    path = tmp_path / "p.bin"
+    assert prog.save(path) == path.stat().st_size
+    loaded = Program.load(path)
+    assert loaded == prog and loaded.to_bytes() == prog.to_bytes()
+    assert loaded.instructions(1) is loaded.instructions(1)
+    assert [i.mnemonic for i in loaded.instructions(0)] == ["load", "halt"]
+    assert loaded.tensors["A"] == TensorDecl(0x40, (4, 4), "int8")
+    with pytest.raises(IndexError, match="core 2 out of range 0..1"):
+        loaded.instructions(2)
+
+
+def test_from_instructions():
+    p = Program.from_instructions([[instruction("nop"), instruction("halt")]], target="npu-tiny")
+    assert Program.from_bytes(p.to_bytes()) == p
+    assert [i.mnemonic for i in p.instructions(0)] == ["nop", "halt"]
+
+
+def refuse(data: bytes) -> str:
+    with pytest.raises(ContainerError) as e:
+        Program.from_bytes(data, name="x.bin")
+    assert isinstance(e.value, IsaError)
+    text = str(e.value)
+    assert "\n" not in text
+    return text
+
+
+def test_bad_magic():
+    text = refuse(b"\x7fELF" + bytes(40))
+    assert text.startswith("x.bin is not an npusim program (bad magic b'\\x7fELF")
+
+
+def test_other_isa_version(prog):
+    data = bytearray(prog.to_bytes())
+    data[10:12] = bytes([2, 0])
+    data[-4:] = struct.pack("<I", zlib.crc32(bytes(data[:-4])))
+    major, minor = load_spec().version_tuple
+    assert refuse(bytes(data)) == (f"x.bin: built for ISA 2.0, this npusim implements "
+                                   f"{major}.{minor}; reassemble it")
+
+
+def test_other_container_version(prog):
+    data = bytearray(prog.to_bytes())
+    data[8:10] = struct.pack("<H", 7)
+    assert "container version 7, this npusim reads version 1" in refuse(bytes(data))
+
+
+@pytest.mark.parametrize("cut", [0, 5, 19, 30, -20, -1])
+def test_truncated(prog, cut):
+    data = prog.to_bytes()
+    short = data[:cut] if cut >= 0 else data[:len(data) + cut]
+    text = refuse(short)
+    assert text.startswith("x.bin: truncated: expected ")
+    assert text.endswith(f" bytes, got {len(short)}")
+    if cut < 0:  # the metadata is intact, so the exact size is known
+        assert f"expected {len(data)} bytes" in text
+
+
+@pytest.mark.parametrize("where", ["meta", "word", "crc"])
+def test_corrupted_byte(prog, where):
+    data = bytearray(prog.to_bytes())
+    meta_len = struct.unpack_from("<I", data, 12)[0]
+    index = {"meta": 22, "word": 16 + meta_len + 5, "crc": len(data) - 1}[where]
+    data[index] ^= 0x01
+    assert refuse(bytes(data)).startswith("x.bin: corrupted: checksum mismatch (stored 0x")
+
+
+def test_trailing_bytes(prog):
+    assert "corrupted: 3 bytes after the checksum" in refuse(prog.to_bytes() + b"abc")
+
+
+def test_illegal_word_with_a_valid_checksum():
+    text = refuse(Program(cores=[[1, 0xFF]]).to_bytes())
+    assert text.startswith("x.bin: core 0 instruction 1: illegal instruction: unknown opcode 0xff")
+
+
+def test_label_outside_the_program_is_refused():
+    assert "label 'x' at core 0 index 5 is outside" in refuse(
+        Program(cores=[[1]], labels={0: {"x": 5}}).to_bytes())
+
+
+def test_load_names_the_path(tmp_path):
+    path = tmp_path / "junk.bin"
+    path.write_bytes(b"hello world, not a program")
+    with pytest.raises(ContainerError, match=r"junk\.bin is not an npusim program"):
+        Program.load(path)
