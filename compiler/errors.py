@@ -1,0 +1,42 @@
+"""Exceptions of the compiler front half: each names the thing, the value, the limit and a hint."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Iterable
+
+
+class CompilerError(Exception):
+    """Base class of every error the compiler raises on purpose."""
+
+
+class GraphError(CompilerError):
+    """The graph is malformed: a dangling edge, a cycle, a type mismatch, a bad attribute."""
+
+
+class OpError(CompilerError):
+    """An op is unknown, or its inputs/attributes are illegal for it."""
+
+
+class FrontendError(CompilerError):
+    """A model could not be imported (unsupported op, dynamic shape, bad attribute)."""
+
+
+class QuantizationError(CompilerError):
+    """The graph cannot be quantized to the NPU's int8 scheme as it stands."""
+
+
+class PassError(CompilerError):
+    """A pass is unknown, misconfigured, or ran out of order."""
+
+
+class ZooError(CompilerError):
+    """An unknown model name or an illegal model parameter."""
+
+
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """"did you mean 'x'? known: a, b, c" for an error message about an unknown `word`."""
+    known = sorted(known)
+    close = difflib.get_close_matches(word, known, n=1)
+    guess = f"did you mean '{close[0]}'? " if close else ""
+    return f"{guess}known: {', '.join(known)}"

@@ -1,0 +1,175 @@
+"""ONNX exporter of float NCHW graphs, so onnxruntime can serve as an independent reference."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import FrontendError
+from ..ir.graph import Graph
+from ..ops.shape import PERMS
+
+_EXPORTERS: dict = {}
+
+
+def exporter(*ops):
+    def deco(fn):
+        for op in ops:
+            _EXPORTERS[op] = fn
+        return fn
+    return deco
+
+
+class _Exporter:
+    def __init__(self, graph: Graph):
+        self.g, self.nodes, self.inits = graph, [], []
+
+    def const(self, array: np.ndarray, base: str) -> str:
+        from onnx import numpy_helper
+        name = f"{base}__{len(self.inits)}"
+        self.inits.append(numpy_helper.from_array(np.asarray(array), name))
+        return name
+
+    def add(self, op_type: str, inputs, output: str, name: str, **attrs) -> None:
+        from onnx import helper
+        self.nodes.append(helper.make_node(op_type, list(inputs), [output], name=name, **attrs))
+
+
+def _nchw_only(n, attr="layout"):
+    if n.attrs.get(attr, "NCHW") != "NCHW" or n.attrs.get("kernel_layout", "OIHW") != "OIHW":
+        raise FrontendError(f"node '{n.name}' ({n.op}) is in {n.attrs.get(attr)} layout; ONNX "
+                            "export takes the float NCHW graph from before ConvertLayout")
+
+
+def _window(n) -> dict:
+    return {"strides": list(n.attrs["strides"]), "pads": list(n.attrs["pads"])}
+
+
+@exporter("nn.conv2d")
+def _conv(ex: _Exporter, n):
+    _nchw_only(n)
+    w = ex.g.type_of(n.inputs[1])
+    ex.add("Conv", n.inputs, n.output, n.name, kernel_shape=list(w.shape[2:]),
+           dilations=list(n.attrs["dilations"]), group=n.attrs["groups"], **_window(n))
+
+
+@exporter("nn.dense", "nn.matmul")
+def _matmul(ex, n):
+    ex.add("MatMul", n.inputs, n.output, n.name)
+
+
+@exporter("nn.bias_add")
+def _bias_add(ex, n):
+    x = ex.g.type_of(n.inputs[0])
+    axis = n.attrs["axis"] % x.rank
+    bias = n.inputs[1]
+    trailing = [1] * (x.rank - 1 - axis)  # numpy/ONNX broadcasting right-aligns shapes
+    if trailing and bias in ex.g.constants:
+        bias = ex.const(ex.g.constants[bias].reshape([-1] + trailing), bias)
+    elif trailing:
+        shape = ex.const(np.array([-1] + trailing, np.int64), "bias_shape")
+        ex.add("Reshape", [bias, shape], f"{n.output}__b", f"{n.name}__b")
+        bias = f"{n.output}__b"
+    ex.add("Add", [n.inputs[0], bias], n.output, n.name)
+
+
+@exporter("nn.batch_norm")
+def _bn(ex, n):
+    if n.attrs["axis"] % ex.g.type_of(n.inputs[0]).rank != 1:
+        raise FrontendError(f"node '{n.name}': ONNX BatchNormalization normalizes axis 1, this "
+                            f"one axis {n.attrs['axis']}")
+    ex.add("BatchNormalization", n.inputs, n.output, n.name, epsilon=n.attrs["epsilon"])
+
+
+@exporter("nn.max_pool2d")
+def _maxpool(ex, n):
+    _nchw_only(n)
+    ex.add("MaxPool", n.inputs, n.output, n.name, kernel_shape=list(n.attrs["kernel"]),
+           **_window(n))
+
+
+@exporter("nn.avg_pool2d")
+def _avgpool(ex, n):
+    _nchw_only(n)
+    ex.add("AveragePool", n.inputs, n.output, n.name, kernel_shape=list(n.attrs["kernel"]),
+           count_include_pad=int(n.attrs["count_include_pad"]), **_window(n))
+
+
+@exporter("nn.global_avg_pool2d")
+def _gap(ex, n):
+    _nchw_only(n)
+    ex.add("GlobalAveragePool", n.inputs, n.output, n.name)
+
+
+@exporter("clip")
+def _clip(ex, n):
+    lo, hi = n.attrs["min"], n.attrs["max"]
+    ins = [n.inputs[0],
+           ex.const(np.array(lo, np.float32), "clip_min") if np.isfinite(lo) else "",
+           ex.const(np.array(hi, np.float32), "clip_max") if np.isfinite(hi) else ""]
+    ex.add("Clip", ins, n.output, n.name)
+
+
+@exporter("nn.softmax")
+def _softmax(ex, n):
+    ex.add("Softmax", n.inputs, n.output, n.name, axis=n.attrs["axis"])
+
+
+@exporter("flatten")
+def _flatten(ex, n):
+    ex.add("Flatten", n.inputs, n.output, n.name, axis=n.attrs["axis"])
+
+
+@exporter("reshape")
+def _reshape(ex, n):
+    shape = ex.const(np.array(ex.g.type_of(n.output).shape, np.int64), "shape")
+    ex.add("Reshape", [n.inputs[0], shape], n.output, n.name)
+
+
+@exporter("concat")
+def _concat(ex, n):
+    ex.add("Concat", n.inputs, n.output, n.name, axis=n.attrs["axis"])
+
+
+@exporter("transpose", "layout_transform")
+def _transpose(ex, n):
+    perm = n.attrs["axes"] if n.op == "transpose" else \
+        PERMS[(n.attrs["src_layout"], n.attrs["dst_layout"])]
+    ex.add("Transpose", n.inputs, n.output, n.name, perm=list(perm))
+
+
+_SIMPLE = {"nn.relu": "Relu", "sigmoid": "Sigmoid", "add": "Add", "multiply": "Mul",
+           "identity": "Identity", "nn.dropout": "Identity"}
+
+
+def export_onnx(graph: Graph, path=None, opset: int = 17):
+    """Float graph -> onnx.ModelProto (saved to `path` if given)."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    ex = _Exporter(graph)
+    for n in graph.nodes:
+        if n.op in _SIMPLE:
+            ex.add(_SIMPLE[n.op], n.inputs, n.output, n.name)
+        elif n.op in _EXPORTERS:
+            _EXPORTERS[n.op](ex, n)
+        else:
+            raise FrontendError(f"node '{n.name}': op '{n.op}' has no ONNX export; export the "
+                                "float graph from before FuseOps/quantize (exportable: "
+                                f"{', '.join(sorted(set(_EXPORTERS) | set(_SIMPLE)))})")
+    elem = {"float32": TensorProto.FLOAT, "float16": TensorProto.FLOAT16}
+
+    def info(v):
+        t = graph.type_of(v)
+        if t.dtype not in elem:
+            raise FrontendError(f"value '{v}' is {t}; ONNX export takes float graphs")
+        return helper.make_tensor_value_info(v, elem[t.dtype], list(t.shape))
+
+    inits = [numpy_helper.from_array(np.asarray(a), k) for k, a in graph.constants.items()]
+    og = helper.make_graph(ex.nodes, graph.name, [info(v) for v in graph.inputs],
+                           [info(v) for v in graph.outputs], inits + ex.inits)
+    model = helper.make_model(og, producer_name="npusim-compiler",
+                              opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8  # readable by every onnxruntime since 1.10
+    if path is not None:
+        onnx.save(model, str(path))
+    return model

@@ -1,0 +1,100 @@
+"""Data-movement ops (flatten, reshape, concat, transpose, layout_transform): any dtype."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import OpError
+from ..ir.types import TensorType
+from .common import LAYOUTS, norm_axis, same_dtype
+from .registry import REQUIRED, Attr, OpDef, register_op
+
+
+def flatten_type(types, a) -> TensorType:
+    x = types[0]
+    axis = a["axis"] % (x.rank + 1) if a["axis"] < 0 else a["axis"]
+    if not 0 <= axis <= x.rank:
+        raise OpError(f"flatten axis {a['axis']} is out of range for {x}")
+    lead = int(np.prod(x.shape[:axis], dtype=np.int64))
+    return x.with_shape((lead, x.numel // lead))
+
+
+register_op(OpDef("flatten", ("data",), flatten_type,
+                  lambda arr, a: arr[0].reshape(flatten_type([TensorType.of(arr[0])], a).shape),
+                  (Attr("axis", "int", 1),),
+                  doc="ONNX Flatten: 2-D (prod(shape[:axis]), prod(shape[axis:]))"))
+
+
+def resolve_shape(shape, numel: int, what: str = "reshape") -> tuple:
+    """Resolve one -1 in a target shape; 0 is not allowed here (importers resolve it)."""
+    shape = list(shape)
+    if shape.count(-1) > 1 or any(d == 0 or d < -1 for d in shape):
+        raise OpError(f"{what} shape {tuple(shape)} may hold one -1 and positive sizes only")
+    known = int(np.prod([d for d in shape if d != -1], dtype=np.int64))
+    if -1 in shape:
+        if numel % known:
+            raise OpError(f"{what} to {tuple(shape)}: {numel} elements do not divide by {known}")
+        shape[shape.index(-1)] = numel // known
+    if int(np.prod(shape, dtype=np.int64)) != numel:
+        raise OpError(f"{what} to {tuple(shape)} needs {int(np.prod(shape))} elements, the "
+                      f"input has {numel}")
+    return tuple(shape)
+
+
+register_op(OpDef("reshape", ("data",),
+                  lambda types, a: types[0].with_shape(resolve_shape(a["shape"], types[0].numel)),
+                  lambda arr, a: arr[0].reshape(resolve_shape(a["shape"], arr[0].size)),
+                  (Attr("shape", "ints", REQUIRED),), doc="row-major reshape"))
+
+
+def concat_type(types, a) -> TensorType:
+    dtype = same_dtype(types, "concat inputs")
+    rank = types[0].rank
+    axis = norm_axis(a["axis"], rank)
+    for t in types[1:]:
+        if t.rank != rank or any(d != e for i, (d, e) in enumerate(zip(t.shape, types[0].shape))
+                                 if i != axis):
+            raise OpError(f"concat along axis {a['axis']}: {t} does not match {types[0]} "
+                          "outside that axis")
+    shape = list(types[0].shape)
+    shape[axis] = sum(t.shape[axis] for t in types)
+    return TensorType(tuple(shape), dtype)
+
+
+register_op(OpDef("concat", tuple(["data"] + [f"data{i}?" for i in range(1, 64)]), concat_type,
+                  lambda arr, a: np.concatenate(arr, axis=a["axis"]),
+                  (Attr("axis", "int", 1),), doc="concatenate along `axis`"))
+
+PERMS = {("NCHW", "NHWC"): (0, 2, 3, 1), ("NHWC", "NCHW"): (0, 3, 1, 2)}
+
+
+def layout_perm(a) -> tuple:
+    if a["src_layout"] == a["dst_layout"]:
+        raise OpError(f"layout_transform from {a['src_layout']} to itself; remove it")
+    return PERMS[(a["src_layout"], a["dst_layout"])]
+
+
+def layout_type(types, a) -> TensorType:
+    x = types[0]
+    if x.rank != 4:
+        raise OpError(f"layout_transform needs a 4-D tensor, got {x}")
+    return x.with_shape(tuple(x.shape[i] for i in layout_perm(a)))
+
+
+register_op(OpDef("layout_transform", ("data",), layout_type,
+                  lambda arr, a: np.ascontiguousarray(arr[0].transpose(layout_perm(a))),
+                  (Attr("src_layout", "str", REQUIRED, choices=LAYOUTS),
+                   Attr("dst_layout", "str", REQUIRED, choices=LAYOUTS)),
+                  doc="activation layout change (NCHW <-> NHWC)"))
+
+
+def transpose_type(types, a) -> TensorType:
+    x = types[0]
+    if sorted(a["axes"]) != list(range(x.rank)):
+        raise OpError(f"transpose axes {a['axes']} are not a permutation of 0..{x.rank - 1}")
+    return x.with_shape(tuple(x.shape[i] for i in a["axes"]))
+
+
+register_op(OpDef("transpose", ("data",), transpose_type,
+                  lambda arr, a: np.ascontiguousarray(arr[0].transpose(a["axes"])),
+                  (Attr("axes", "ints", REQUIRED),), doc="permute axes"))
