@@ -1,0 +1,289 @@
+"""ISA conformance: every instruction in the spec round-trips, refuses illegal values, and matches golden bytes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from isa import DecodeError, EncodingError, SpecError, decode, decode_word, encode, encode_fields
+from isa.spec import SPEC_PATH, load_spec
+
+SPEC = load_spec()
+CONFORMANCE = json.loads((Path(__file__).parents[2] / "isa" / "conformance.json").read_text())
+ENTRIES = {e["mnemonic"]: e for e in CONFORMANCE["instructions"]}
+WORD_MASK = (1 << SPEC.word_bits) - 1
+
+# Golden encodings, packed by hand from the bit positions in isa/npu_isa.toml (little-endian
+# bytes, opcode first). Enum values are numbers: buf ibuf=0 wbuf=1 abuf=2 obuf=3; unit
+# matrix=0 vector=1 dma0=2 dma1=3; reg conv_stride_w=3.
+GOLDEN = {
+    "nop": ({}, "00000000000000000000000000000000"),
+    "halt": ({}, "01000000000000000000000000000000"),
+    "cfg": (dict(unit=0, reg=3, value=-2), "0230e0ffffff0f000000000000000000"),
+    "load": (dict(chan=1, buf=1, sram=0x100, dram=0x80001000, rows=3, cols=64, stride=256,
+                  pad_top=1, pad_bottom=2, pad_left=3, pad_right=4),
+             "1009200000200000070008000200a211"),
+    "store": (dict(chan=2, buf=3, sram=5, dram=0x2000, rows=4095, cols=1, stride=0xFFFFFF),
+              "11ba000000400000fe3f00feffff0100"),
+    "gemm": (dict(ibuf=0x12345, wbuf=0x10, abuf=0xABCDE, m=300, k=16, n=16, acc=1),
+             "204523010100debcca12000111000000"),
+    "conv": (dict(ibuf=0, wbuf=64, abuf=128, in_h=10, in_w=12, cin=3, cout=8, acc=0),
+             "2100000004008000a000030380000000"),
+    "vadd": (dict(dst_buf=3, dst=7, src0_buf=0, src0=1, src1_buf=2, src1=2, len=100),
+             "301f00000100a0000090010000000000"),
+    "vsub": (dict(dst_buf=2, dst=0, src0_buf=2, src0=16, src1_buf=2, src1=32, len=16),
+             "31020080100020080040000000000000"),
+    "vmul": (dict(dst_buf=0, dst=0xFFFFF, src0_buf=1, src0=0, src1_buf=3, src1=0x80000,
+                  len=65535), "32fcff7f0000300000feff0300000000"),
+    "vmax": (dict(dst_buf=3, dst=1, src0_buf=3, src0=2, src1_buf=3, src1=3, len=1),
+             "330700c00200f0000004000000000000"),
+    "vmin": (dict(dst_buf=1, dst=10, src0_buf=1, src0=20, src1_buf=1, src1=30, len=40),
+             "342900401400900700a0000000000000"),
+    "vrelu": (dict(dst_buf=3, dst=0, src0_buf=2, src0=0, len=256),
+              "35030080000000000000040000000000"),
+    "vclip": (dict(dst_buf=3, dst=4, src0_buf=3, src0=8, len=12, lo=-5, hi=100),
+              "361300c008000000003000ecff930100"),
+    "vshr": (dict(dst_buf=3, dst=0, src0_buf=2, src0=0, len=64, shift=31),
+             "37030080000000000000017c00000000"),
+    "vrequant": (dict(dst_buf=3, dst=0, src0_buf=2, src0=0, src1_buf=1, src1=0x40, len=256,
+                      channels=16, zp=-128, relu=1), "38030080000010100000044000600000"),
+    "vbias": (dict(dst_buf=2, dst=0, src0_buf=2, src0=0, src1_buf=1, src1=0x200, len=4096,
+                   channels=4095), "3902008000001080000040fc3f000000"),
+    "vmaxpool": (dict(dst_buf=0, dst=0, src0_buf=3, src0=0, in_h=1023, in_w=7, channels=3),
+                 "3a0000c00000f0ff0103000000000000"),
+    "vsumpool": (dict(dst_buf=2, dst=100, src0_buf=0, src0=0, in_h=8, in_w=8, channels=64),
+                 "3b920100000080000240000000000000"),
+    "vcopy": (dict(dst_buf=3, dst=0, src0_buf=2, src0=0, len=1024),
+              "3c030080000000000000100000000000"),
+    "vlut": (dict(dst_buf=3, dst=0, src0_buf=3, src0=0, src1_buf=1, src1=0xFF00, len=512),
+             "3d0300c0000010c03f00080000000000"),
+    "signal": (dict(unit=3, sem=31), "40f30100000000000000000000000000"),
+    "wait": (dict(unit=1, sem=0), "41010000000000000000000000000000"),
+    "barrier": ({}, "42000000000000000000000000000000"),
+    "gbarrier": (dict(id=255), "43ff0000000000000000000000000000"),
+}
+
+
+def with_case(case: str) -> list[str]:
+    return [m for m, e in ENTRIES.items() if case in e["cases"]]
+
+
+def legal_values(spec_field) -> st.SearchStrategy[int]:
+    if spec_field.enum:
+        return st.sampled_from(sorted(SPEC.enums[spec_field.enum].values.values()))
+    lo, hi = spec_field.legal
+    return st.integers(lo, hi)
+
+
+def minimal_fields(mnemonic: str) -> dict:
+    """The smallest legal value of every field (a known-good word to perturb)."""
+    ins = SPEC.by_mnemonic[mnemonic]
+    return {f.name: min(SPEC.enums[f.enum].values.values()) if f.enum else f.legal[0]
+            for f in ins.fields}
+
+
+def raw_word(mnemonic: str, fields: dict) -> int:
+    """Pack without any range check, to build words the encoder would refuse."""
+    ins = SPEC.by_mnemonic[mnemonic]
+    word = ins.opcode << SPEC.opcode_lsb
+    for f in ins.fields:
+        word |= (fields[f.name] & f.mask) << f.lsb
+    return word
+
+
+# ------------------------------------------------------------------ coverage of the spec
+
+IMPLEMENTED = {"roundtrip", "golden", "above_range", "below_range", "bad_enum",
+               "illegal_decode", "reserved_bits"}
+
+
+def test_every_opcode_has_a_conformance_entry_and_coverage():
+    assert set(ENTRIES) == set(SPEC.by_mnemonic), "isa/conformance.json is stale: run python -m isa.gen"
+    for m, entry in ENTRIES.items():
+        assert entry["opcode"] == SPEC.by_mnemonic[m].opcode
+        assert "roundtrip" in entry["cases"], f"{m}: no property coverage"
+        assert "golden" in entry["cases"], f"{m}: no golden coverage"
+        missing = set(entry["cases"]) - IMPLEMENTED
+        assert not missing, f"{m}: conformance cases {missing} have no test here"
+    assert set(CONFORMANCE["cases"]) == IMPLEMENTED
+    assert set(with_case("golden")) == set(GOLDEN), "write a golden encoding for each new opcode"
+
+
+# ------------------------------------------------------------------ round trip and golden
+
+@pytest.mark.parametrize("mnemonic", with_case("roundtrip"))
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_roundtrip(mnemonic, data):
+    ins = SPEC.by_mnemonic[mnemonic]
+    fields = data.draw(st.fixed_dictionaries({f.name: legal_values(f) for f in ins.fields}))
+    word = encode_fields(mnemonic, **fields)
+    assert word & 0xFF == ins.opcode and word <= WORD_MASK
+    decoded = decode_word(word)
+    assert decoded.mnemonic == mnemonic and decoded.fields == fields
+    assert encode(decoded) == word.to_bytes(16, "little")
+
+
+@pytest.mark.parametrize("mnemonic", with_case("golden"))
+def test_golden(mnemonic):
+    fields, hex_bytes = GOLDEN[mnemonic]
+    data = bytes.fromhex(hex_bytes)
+    assert encode_fields(mnemonic, **fields).to_bytes(16, "little") == data
+    decoded = decode(data)
+    assert decoded.mnemonic == mnemonic and decoded.fields == fields
+
+
+def test_enum_names_encode_like_numbers():
+    by_name = encode_fields("vadd", dst_buf="obuf", dst=7, src0_buf="ibuf", src0=1,
+                            src1_buf="abuf", src1=2, len=100)
+    assert by_name.to_bytes(16, "little") == bytes.fromhex(GOLDEN["vadd"][1])
+    with pytest.raises(EncodingError, match="unknown buf 'abfu'.*did you mean 'abuf'"):
+        encode_fields("vadd", dst_buf="abfu", len=1)
+
+
+# ------------------------------------------------------------------ illegal values
+
+@pytest.mark.parametrize("mnemonic", with_case("above_range"))
+def test_above_range(mnemonic):
+    for f in SPEC.by_mnemonic[mnemonic].fields:
+        value = f.legal[1] + 1
+        with pytest.raises(EncodingError) as err:
+            encode_fields(mnemonic, **{**minimal_fields(mnemonic), f.name: value})
+        assert f"'{f.name}'" in str(err.value) and str(value) in str(err.value)
+
+
+@pytest.mark.parametrize("mnemonic", with_case("below_range"))
+def test_below_range(mnemonic):
+    for f in SPEC.by_mnemonic[mnemonic].fields:
+        value = f.legal[0] - 1
+        with pytest.raises(EncodingError, match=rf"'{f.name}' value {value} out of range"):
+            encode_fields(mnemonic, **{**minimal_fields(mnemonic), f.name: value})
+
+
+@pytest.mark.parametrize("mnemonic", with_case("bad_enum"))
+def test_bad_enum(mnemonic):
+    checked = 0
+    for f in SPEC.by_mnemonic[mnemonic].fields:
+        if not f.enum:
+            continue
+        known = set(SPEC.enums[f.enum].values.values())
+        for value in sorted(set(range(f.mask + 1)) - known):
+            with pytest.raises(EncodingError, match=rf"value {value} is not a legal {f.enum}"):
+                encode_fields(mnemonic, **{**minimal_fields(mnemonic), f.name: value})
+            with pytest.raises(DecodeError, match="illegal instruction"):
+                decode_word(raw_word(mnemonic, {**minimal_fields(mnemonic), f.name: value}))
+            checked += 1
+    assert checked, f"{mnemonic} lists bad_enum but no enum field has an unused code"
+
+
+@pytest.mark.parametrize("mnemonic", with_case("illegal_decode"))
+def test_illegal_decode(mnemonic):
+    checked = 0
+    for f in SPEC.by_mnemonic[mnemonic].fields:
+        lo, hi = f.encodable
+        for value in sorted({lo, hi}):
+            if f.legal[0] <= value <= f.legal[1]:
+                continue
+            word = raw_word(mnemonic, {**minimal_fields(mnemonic), f.name: value})
+            with pytest.raises(DecodeError, match=rf"'{f.name}' value {value} out of range"):
+                decode_word(word)
+            checked += 1
+    assert checked, f"{mnemonic} lists illegal_decode but every field's range is its encoding"
+
+
+@pytest.mark.parametrize("mnemonic", with_case("reserved_bits"))
+def test_reserved_bits(mnemonic):
+    ins = SPEC.by_mnemonic[mnemonic]
+    # Which bits are reserved is recomputed here from the field list, not read from the codec.
+    used = set(range(SPEC.opcode_lsb, SPEC.opcode_lsb + SPEC.opcode_width))
+    for f in ins.fields:
+        used |= set(range(f.lsb, f.lsb + f.width))
+    reserved = sorted(set(range(SPEC.word_bits)) - used)
+    assert reserved
+    base = encode_fields(mnemonic, **minimal_fields(mnemonic))
+    decode_word(base)
+    for bit in reserved:
+        with pytest.raises(DecodeError, match="reserved bits set"):
+            decode_word(base | (1 << bit))
+
+
+# ------------------------------------------------------------------ random words
+
+def _decode_or_refuse(data: bytes) -> None:
+    """A word either decodes (and re-encodes to itself) or raises DecodeError; nothing else."""
+    try:
+        instr = decode(data)
+    except DecodeError:
+        return
+    assert encode(instr) == data
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.binary(min_size=16, max_size=16))
+def test_random_words_decode_or_raise_decode_error(data):
+    _decode_or_refuse(data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(op=st.sampled_from(sorted(SPEC.by_opcode)), payload=st.integers(0, WORD_MASK >> 8),
+       clear_reserved=st.booleans())
+def test_random_words_with_real_opcodes(op, payload, clear_reserved):
+    word = op | (payload << 8)
+    if clear_reserved:  # reach the field-range checks, not only the reserved-bit check
+        word &= ~SPEC.by_opcode[op].reserved_mask
+    _decode_or_refuse(word.to_bytes(16, "little"))
+
+
+def test_seeded_sweep_of_20k_words():
+    rng = np.random.default_rng(2024)
+    words = rng.integers(0, 256, size=(20_000, 16), dtype=np.uint8)
+    opcodes = np.array(sorted(SPEC.by_opcode), dtype=np.uint8)
+    words[::2, 0] = rng.choice(opcodes, size=10_000)  # half the words carry a real opcode
+    decoded = 0
+    for i, row in enumerate(words):
+        word = int.from_bytes(row.tobytes(), "little")
+        if i % 4 == 0:
+            ins = SPEC.by_opcode.get(word & 0xFF)
+            word &= ~(ins.reserved_mask if ins else 0)
+        try:
+            decode_word(word)
+            decoded += 1
+        except DecodeError:
+            pass
+    assert decoded > 100  # the sweep reached decodable words, not only refusals
+
+
+# ------------------------------------------------------------------ spec validation
+
+VSUB_OP, VADD_OP = SPEC.by_mnemonic["vsub"].opcode, SPEC.by_mnemonic["vadd"].opcode
+
+
+def _broken_spec(tmp_path, old: str, new: str):
+    text = SPEC_PATH.read_text()
+    assert text.count(old) == 1, f"spec text {old!r} not found exactly once"
+    path = tmp_path / "npu_isa.toml"
+    path.write_text(text.replace(old, new))
+    return path
+
+
+@pytest.mark.parametrize("old,new,message", [
+    ('k = { lsb = 84, width = 8', 'k = { lsb = 80, width = 8',
+     r"instruction 'gemm': field 'k' bits 87:80 overlap another field"),
+    # Opcode numbers come from the spec: none is typed outside isa/.
+    (f'mnemonic = "vsub"\nopcode = {VSUB_OP:#04x}', f'mnemonic = "vsub"\nopcode = {VADD_OP:#04x}',
+     rf"instruction 'vsub': opcode {VADD_OP:#x} already used by 'vadd'"),
+    ('range = [1, 255], target_max = "array_rows"', 'range = [1, 256], target_max = "array_rows"',
+     r"instruction 'gemm': field 'k' range \[1, 256\] does not fit its encoding 0..255"),
+    ('acc = { lsb = 108, width = 1', 'acc = { lsb = 128, width = 1',
+     r"instruction 'conv': field 'acc' bits 128:128 outside the word"),
+    ('shift = { lsb = 90, width = 5, type = "u"', 'shift = { lsb = 90, width = 5, type = "enum:nope"',
+     r"instruction 'vshr': field 'shift' has unknown type 'enum:nope'"),
+])
+def test_spec_validation_refuses_broken_specs(tmp_path, old, new, message):
+    with pytest.raises(SpecError, match=message):
+        load_spec(_broken_spec(tmp_path, old, new))
