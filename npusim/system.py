@@ -6,7 +6,7 @@ import simpy
 
 from npusim.core import Core
 from npusim.dram import DramPort
-from npusim.faults import CycleLimitExceeded, DeadlockError, SyncFault
+from npusim.faults import CycleLimitExceeded, DeadlockError, SimulationFault, SyncFault
 
 
 class System:
@@ -76,7 +76,13 @@ class System:
         """Simulate to the end; return the total cycles (when the last core finished)."""
         env = self.env
         # Events at exactly max_cycles still run, so a program ending on the limit passes.
-        env.run(until=None if max_cycles is None else max_cycles + 1)
+        try:
+            env.run(until=None if max_cycles is None else max_cycles + 1)
+        except SimulationFault as e:
+            # SimPy re-raises a failed process's exception as a copy built from its args only;
+            # the original, with its core/unit/index attributes, is the copy's __cause__.
+            original = e.__cause__
+            raise (original if isinstance(original, type(e)) else e) from None
         if not self.done:
             blocked = self._first_blocked()
             where = dict(core=blocked[0], unit=blocked[1], index=blocked[2], instr=blocked[3]) \
