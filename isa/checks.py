@@ -84,10 +84,13 @@ def check_instruction(instr: Instruction, target=None,
         if f.target_max:
             _check_limit(instr, f, target, name)
     elems = target.derived.buffer_elems
-    extents = _extents(instr, {**reset_registers(), **(regs or {})})
+    regs = {**reset_registers(), **(regs or {})}
+    extents = _extents(instr, regs)
     for f in instr.spec.fields:
         if f.buffer:
             _check_buffer(instr, f, elems, extents.get(f.name), name)
+    if instr.spec.cls == "dma":
+        _check_dram_extent(instr, target, regs, name)
 
 
 def _check_limit(instr: Instruction, f: FieldSpec, target, name: str) -> None:
@@ -133,6 +136,21 @@ def _check_buffer(instr: Instruction, f: FieldSpec, elems: Mapping[str, int],
             f"{instr.mnemonic}: {buf} region of {count} elements ({formula}) at {start:#x} "
             f"ends at {start + count:#x}, past {buf}'s {size} elements on {name} "
             f"(field '{f.name}'); lower the address or split the tile", f.name, start)
+
+
+def _check_dram_extent(instr: Instruction, target, regs: Mapping[str, int], name: str) -> None:
+    """The last DRAM byte a load/store touches: rows `stride` apart, planes `dma_plane_stride`."""
+    f = instr.fields
+    elem = target.derived.elem_bytes[_buffer_of(instr, instr.spec.field_map["sram"])]
+    end = (f["dram"] + (regs["dma_planes"] - 1) * regs["dma_plane_stride"]
+           + (f["rows"] - 1) * f["stride"] + f["cols"] * elem)
+    size = target.derived.dram_bytes
+    if end > size:
+        raise TargetCheckError(
+            f"{instr.mnemonic}: DRAM bytes {f['dram']:#x}..{end:#x} (rows={f['rows']} "
+            f"stride={f['stride']}, cols={f['cols']} x {elem} B, dma_planes="
+            f"{regs['dma_planes']}) end past the {size} bytes of DRAM of {name} (field 'dram')",
+            "dram", f["dram"])
 
 
 def _extents(instr: Instruction, regs: Mapping[str, int]) -> dict[str, tuple[int, str]]:

@@ -1,4 +1,4 @@
-"""Assembles NPU assembly text into a Program, checking every operand against the spec and Target."""
+"""Assembles NPU assembly text into a Program, checking operands against the spec and Target."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Splits assembly source into statements: labels, a mnemonic or directive, and positioned operands."""
+"""Splits assembly source into statements: labels, a mnemonic or directive, positioned operands."""
 
 from __future__ import annotations
 

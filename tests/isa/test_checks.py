@@ -65,6 +65,20 @@ def test_dram_address_limit():
     assert "value 0x100000 out of range 0x0..0xfffff (dram_addr of npu-tiny)" in str(e)
 
 
+def test_dram_extent_of_a_transfer():
+    size = TINY.derived.dram_bytes
+    # 4 rows 256 bytes apart, 16 int8 elements each: the last byte is dram + 3*256 + 16
+    check_instruction(instruction("store", dram=size - 784, rows=4, cols=16, stride=256), TINY)
+    e = fails(instruction("store", dram=size - 783, rows=4, cols=16, stride=256), TINY)
+    assert e.field == "dram" and "end past the 1048576 bytes of DRAM of npu-tiny" in str(e)
+    # abuf elements are 4 bytes: 16 of them from the last 63 bytes do not fit
+    e = fails(instruction("load", buf="abuf", dram=size - 63, rows=1, cols=16), TINY)
+    assert "cols=16 x 4 B" in str(e)
+    e = fails(instruction("load", dram=0, rows=1, cols=1), TINY,
+              {"dma_planes": 2, "dma_plane_stride": size})
+    assert "dma_planes=2" in str(e)
+
+
 def test_buffer_start_address():
     e = fails(gemm(abuf=70000))
     assert str(e) == ("gemm: abuf address 70000 out of range 0..65535 for npu-edge "
@@ -136,7 +150,8 @@ def test_cfg_owner_and_range_without_a_target():
     assert "write it with unit=vector" in str(e)
     e = fails(instruction("cfg", unit="dma0", reg="dma_planes", value=0), None)
     assert (e.field, e.value) == ("value", 0)
-    assert str(e) == "cfg: dma_planes value 0 out of range 1..4095 (planes of a 3-D transfer (1 = 2-D))"
+    assert str(e) == ("cfg: dma_planes value 0 out of range 1..4095 "
+                      "(planes of a 3-D transfer (1 = 2-D))")
     # without a target the target limits are not applied
     check_instruction(gemm(k=255, abuf=(1 << 20) - 1))
 

@@ -1,4 +1,4 @@
-"""Program container: exact layout, save/load, and refusal of foreign, stale, short, corrupt files."""
+"""Program container: exact layout, save/load, refusal of foreign, stale, short, corrupt files."""
 
 import json
 import struct
