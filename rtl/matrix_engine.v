@@ -1,0 +1,109 @@
+// Matrix engine: decodes a gemm word, feeds the systolic array from IBUF/WBUF and writes
+// (or accumulates into) ABUF; start -> done = npusim.timing.matrix_gemm cycles.
+//
+// Memory lanes are combinational simple-memory reads (see buffer_mem); lane r of the IBUF
+// port reads ibuf + i*k + r, lane c of the WBUF port wbuf + j*n + c, lane c of the ABUF
+// ports abuf + i*n + c (row-major tiles, as the ISA defines them).
+`default_nettype none
+module matrix_engine #(
+    parameter integer R  = 4,
+    parameter integer C  = 4,
+    parameter integer AW = 20
+) (
+    input  wire           clk,
+    input  wire           rst,
+    input  wire           start,      // instr is taken when start && ready
+    input  wire [127:0]   instr,
+    output wire           ready,
+    output wire           busy,
+    output wire           done,       // the instruction's last cycle (results written at this edge)
+    output wire           illegal,    // pulses with done for an opcode this unit does not run
+    output wire [R*AW-1:0] ibuf_addr,
+    input  wire [R*32-1:0] ibuf_data, // sign-extended int8
+    output wire [C*AW-1:0] wbuf_addr,
+    input  wire [C*32-1:0] wbuf_data,
+    output wire [C*AW-1:0] abuf_rd_addr,
+    input  wire [C*32-1:0] abuf_rd_data,
+    output wire [C-1:0]    abuf_wr_en,
+    output wire [C*AW-1:0] abuf_wr_addr,
+    output wire [C*32-1:0] abuf_wr_data
+);
+/* verilator lint_off UNUSEDPARAM */  // the generated header declares every ISA constant
+`include "npu_isa.vh"
+/* verilator lint_on UNUSEDPARAM */
+
+    localparam integer MW = GEMM_M_W;
+    localparam integer KW = GEMM_K_W;
+
+    wire is_gemm = `F_OPCODE(instr) == OP_GEMM;
+    wire take    = start && ready;
+
+    // An opcode the engine does not execute finishes in one cycle and is flagged.
+    reg bad;
+    wire arr_ready, arr_busy, arr_done;
+    assign ready   = arr_ready && !bad;
+    assign busy    = arr_busy || bad;
+    assign done    = arr_done || bad;
+    assign illegal = bad;
+    always @(posedge clk) bad <= !rst && take && !is_gemm;
+
+    reg [AW-1:0] a_ptr, w_ptr, o_ptr;
+    reg [KW-1:0] k_r;
+    reg [GEMM_N_W-1:0] n_r;
+    reg acc_r;
+
+    wire          w_req, a_req, out_valid;
+    wire [KW-1:0] w_row;
+    wire [MW-1:0] a_row, out_row;
+    wire [C*32-1:0] out_data;
+    wire [C*8-1:0]  w_bytes;
+    wire [R*8-1:0]  a_bytes;
+
+    wire [KW-1:0]       k_in = `F_GEMM_K(instr);
+    wire [GEMM_N_W-1:0] n_in = `F_GEMM_N(instr);
+    wire [KW+GEMM_N_W-1:0] last_row_off = (k_in - 1'b1) * n_in;
+
+    always @(posedge clk) begin
+        if (take && is_gemm) begin
+            a_ptr <= `F_GEMM_IBUF(instr);
+            // weight rows are fed bottom-up, so the pointer starts at row k-1 and walks back
+            w_ptr <= `F_GEMM_WBUF(instr) + last_row_off;
+            o_ptr <= `F_GEMM_ABUF(instr);
+            k_r   <= k_in;
+            n_r   <= n_in;
+            acc_r <= `F_GEMM_ACC(instr);
+        end else begin
+            if (w_req) w_ptr <= w_ptr - n_r;
+            if (a_req) a_ptr <= a_ptr + k_r;
+            if (out_valid) o_ptr <= o_ptr + n_r;
+        end
+    end
+
+    genvar i;
+    generate
+        for (i = 0; i < R; i = i + 1) begin : g_in
+            assign ibuf_addr[AW*i +: AW] = a_ptr + i;
+            assign a_bytes[8*i +: 8]     = ibuf_data[32*i +: 8];
+        end
+        for (i = 0; i < C; i = i + 1) begin : g_col
+            wire used = i < n_r;
+            wire [31:0] sum = out_data[32*i +: 32];
+            assign wbuf_addr[AW*i +: AW]    = w_ptr + i;
+            // columns >= n load zero weights: their sums are never written anyway
+            assign w_bytes[8*i +: 8]        = used ? wbuf_data[32*i +: 8] : 8'd0;
+            assign abuf_rd_addr[AW*i +: AW] = o_ptr + i;
+            assign abuf_wr_addr[AW*i +: AW] = o_ptr + i;
+            assign abuf_wr_en[i]            = out_valid && used;
+            // the accumulator adder wraps, as isa.semantics.gemm does
+            assign abuf_wr_data[32*i +: 32] = acc_r ? abuf_rd_data[32*i +: 32] + sum : sum;
+        end
+    endgenerate
+
+    systolic_array #(.R(R), .C(C), .MW(MW), .KW(KW)) u_array (
+        .clk(clk), .rst(rst), .start(take && is_gemm), .m(`F_GEMM_M(instr)), .k(k_in),
+        .ready(arr_ready), .busy(arr_busy),
+        .w_req(w_req), .w_row(w_row), .w_data(w_bytes),
+        .a_req(a_req), .a_row(a_row), .a_data(a_bytes),
+        .out_valid(out_valid), .out_row(out_row), .out_data(out_data), .done(arr_done));
+endmodule
+`default_nettype wire

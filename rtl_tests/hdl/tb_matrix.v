@@ -1,0 +1,48 @@
+// Testbench top: matrix_engine + the four buffers, sized by HDL parameters from the Target.
+`default_nettype none
+module tb_matrix #(
+    parameter integer R = 4,
+    parameter integer C = 4,
+    parameter integer IBUF_DEPTH = 4096,
+    parameter integer WBUF_DEPTH = 4096,
+    parameter integer ABUF_DEPTH = 4096,
+    parameter integer OBUF_DEPTH = 4096
+) (
+    input  wire         clk,
+    input  wire         rst,
+    input  wire         start,
+    input  wire [127:0] instr,
+    output wire         ready,
+    output wire         busy,
+    output wire         done,
+    output wire         illegal
+);
+`include "npu_isa.vh"
+    localparam integer AW = 20;
+    localparam integer NRD = R + 2 * C;
+
+    wire [R*AW-1:0] i_addr;
+    wire [C*AW-1:0] w_addr, ar_addr, aw_addr;
+    wire [R*32-1:0] i_data;
+    wire [C*32-1:0] w_data, ar_data, aw_data;
+    wire [C-1:0]    aw_en;
+    wire [NRD*32-1:0] rd_data;
+
+    matrix_engine #(.R(R), .C(C), .AW(AW)) u_dut (
+        .clk(clk), .rst(rst), .start(start), .instr(instr), .ready(ready), .busy(busy),
+        .done(done), .illegal(illegal),
+        .ibuf_addr(i_addr), .ibuf_data(i_data), .wbuf_addr(w_addr), .wbuf_data(w_data),
+        .abuf_rd_addr(ar_addr), .abuf_rd_data(ar_data),
+        .abuf_wr_en(aw_en), .abuf_wr_addr(aw_addr), .abuf_wr_data(aw_data));
+
+    assign {ar_data, w_data, i_data} = rd_data;
+
+    npu_buffers #(.IBUF_DEPTH(IBUF_DEPTH), .WBUF_DEPTH(WBUF_DEPTH), .ABUF_DEPTH(ABUF_DEPTH),
+                  .OBUF_DEPTH(OBUF_DEPTH), .AW(AW), .NRD(NRD), .NWR(C)) u_bufs (
+        .clk(clk),
+        .rd_sel({{C{BUF_ABUF[1:0]}}, {C{BUF_WBUF[1:0]}}, {R{BUF_IBUF[1:0]}}}),
+        .rd_addr({ar_addr, w_addr, i_addr}), .rd_data(rd_data),
+        .wr_sel({C{BUF_ABUF[1:0]}}), .wr_en(aw_en), .wr_addr(aw_addr), .wr_data(aw_data),
+        .wr_be({C{4'hF}}));
+endmodule
+`default_nettype wire

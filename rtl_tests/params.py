@@ -1,0 +1,66 @@
+"""Target -> HDL parameters of the RTL units and testbench tops: sizes are typed only in the Target."""
+
+from __future__ import annotations
+
+from isa.target import Target, TargetError
+
+# The zero-fill lanes of the DMA's pad writer: a microarchitecture choice of the RTL, not a
+# Target attribute. Padding is free in npusim's rule only while ceil(tile / PAD_LANES) fits in
+# the transfer's setup + latency + beats (docs/rtl.md, "DMA padding bound").
+PAD_LANES = 16
+
+UNITS = ("matrix", "vector", "dma")
+
+
+def rtl_target(target) -> Target:
+    """The Target, checked to be one the RTL implements (the int8 datapath)."""
+    t = Target.create(target)
+    if t.kind != "npu":
+        raise TargetError(f"the RTL implements npu targets, not kind '{t.kind}'",)
+    if t.dtype != "int8":
+        raise TargetError(f"the RTL implements the int8 datapath only; target has dtype={t.dtype}; "
+                          "hint: use -dtype=int8 (fp16 is modelled in npusim, not in RTL)")
+    return t
+
+
+def buffer_params(t: Target) -> dict:
+    elems = t.derived.buffer_elems
+    return {f"{b.upper()}_DEPTH": elems[b] for b in ("ibuf", "wbuf", "abuf", "obuf")}
+
+
+def matrix_params(t: Target) -> dict:
+    return {"R": t.array_rows, "C": t.array_cols}
+
+
+def vector_params(t: Target) -> dict:
+    return {"L": t.vector_lanes, "P": t.vector_pipeline}
+
+
+def dma_params(t: Target) -> dict:
+    return {"BW": t.dram_bw, "SETUP": t.dma_setup, "PAD_LANES": PAD_LANES}
+
+
+def dram_params(t: Target, dram_bytes: int | None = None) -> dict:
+    """The DRAM model: bandwidth and latency from the Target; size capped for fast simulation."""
+    size = t.derived.dram_bytes if dram_bytes is None else min(dram_bytes, t.derived.dram_bytes)
+    return {"BW": t.dram_bw, "LAT": t.dram_latency, "DRAM_BYTES": size}
+
+
+UNIT_PARAMS = {"matrix": matrix_params, "vector": vector_params, "dma": dma_params}
+
+
+def unit_params(unit: str, target) -> dict:
+    """HDL parameters of one unit (the module under rtl/)."""
+    if unit not in UNIT_PARAMS:
+        raise KeyError(f"unknown RTL unit '{unit}'; known: {', '.join(UNITS)}")
+    return UNIT_PARAMS[unit](rtl_target(target))
+
+
+def tb_params(unit: str, target, dram_bytes: int | None = None) -> dict:
+    """HDL parameters of rtl_tests/hdl/tb_<unit>.v: the unit's, the buffers', the DRAM's."""
+    t = rtl_target(target)
+    params = {**unit_params(unit, t), **buffer_params(t)}
+    if unit == "dma":
+        dram = dram_params(t, dram_bytes)
+        params.update(LAT=dram["LAT"], DRAM_BYTES=dram["DRAM_BYTES"])
+    return params

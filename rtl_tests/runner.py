@@ -1,0 +1,60 @@
+"""Builds a unit's testbench with Icarus and runs its cocotb tests: what each pytest function calls."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from rtl_tests.params import tb_params
+
+ROOT = Path(__file__).resolve().parents[1]
+RTL = ROOT / "rtl"
+HDL = Path(__file__).resolve().parent / "hdl"
+BUILD = ROOT / "sim_build" / "rtl_tests"   # git-ignored
+
+SOURCES = {
+    "matrix": ["matrix_engine.v", "systolic_array.v", "systolic_pe.v"],
+    "vector": ["vector_unit.v", "vector_lane.v"],
+    "dma": ["dma_engine.v", "dma_addr_gen.v", "dma_pad_gen.v", "dram_model.v"],
+}
+COMMON = ["npu_buffers.v", "buffer_mem.v"]
+DRAM_BYTES = 64 * 1024  # the DRAM model's size in simulation (the Target's is far larger)
+
+
+def require_icarus() -> None:
+    if shutil.which("iverilog") is None or shutil.which("vvp") is None:
+        pytest.skip("Icarus Verilog (iverilog, vvp) is not installed; RTL co-simulation skipped "
+                    "(Debian: apt-get install iverilog)")
+
+
+def build_dir(unit: str, target: str) -> Path:
+    return BUILD / f"{unit}-{target.replace(' ', '_')}"
+
+
+def run_unit(unit: str, target: str = "npu-tiny", testcase=None, seed: int = 2024) -> Path:
+    """Build tb_<unit> for `target`, run the cocotb tests of cocotb_<unit>; return the build dir.
+
+    Fails with the simulator's summary when any cocotb test fails."""
+    require_icarus()
+    from cocotb_tools.runner import get_results, get_runner
+
+    params = tb_params(unit, target, dram_bytes=DRAM_BYTES)
+    out = build_dir(unit, target)
+    agreement = out / "agreement.csv"
+    agreement.unlink(missing_ok=True)
+    runner = get_runner("icarus")
+    runner.build(sources=[HDL / f"tb_{unit}.v"] + [RTL / s for s in SOURCES[unit] + COMMON],
+                 includes=[RTL], hdl_toplevel=f"tb_{unit}", parameters=params, build_dir=out,
+                 timescale=("1ns", "1ps"), build_args=["-g2005", "-Wall"])
+    env = {"PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    results = runner.test(hdl_toplevel=f"tb_{unit}", test_module=f"rtl_tests.cocotb_{unit}",
+                          testcase=testcase, build_dir=out, test_dir=out, extra_env=env,
+                          plusargs=[f"+target={target}", f"+seed={seed}",
+                                    f"+dram_bytes={DRAM_BYTES}", f"+agreement={agreement}"])
+    total, failed = get_results(results)
+    assert total > 0 and failed == 0, (f"{failed} of {total} cocotb tests of {unit} failed on "
+                                       f"{target}; log: {out}")
+    return out

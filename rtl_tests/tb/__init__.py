@@ -1,0 +1,1 @@
+"""Testbench pieces: driver, monitor, memory backdoor, model adapter, checker (one job each)."""

@@ -1,0 +1,97 @@
+"""One unit under test: clock, driver, monitor, memory backdoor, the model and the checker, wired."""
+
+from __future__ import annotations
+
+import cocotb
+from cocotb.clock import Clock
+
+from rtl_tests.params import tb_params
+from rtl_tests.tb.backdoor import BuffersBackdoor, MemoryBackdoor
+from rtl_tests.tb.checker import Checker
+from rtl_tests.tb.driver import InstrDriver
+from rtl_tests.tb.model import NpuModel
+from rtl_tests.tb.monitor import CycleMonitor
+
+# Memories outlive a cocotb test (the simulation goes on), so their model must too.
+_MODELS: dict[str, NpuModel] = {}
+
+
+def plusarg(name: str, default: str | None = None) -> str:
+    value = cocotb.plusargs.get(name, default)
+    if value is None:
+        raise RuntimeError(f"plusarg +{name}=... is required (rtl_tests/runner.py passes it)")
+    return str(value)
+
+
+class UnitBench:
+    """Start with `await UnitBench.open(dut, unit)`; `run(word, regions)` checks one instruction."""
+
+    def __init__(self, dut, unit: str):
+        self.dut = dut
+        self.unit = unit
+        self.target = plusarg("target")
+        self.params = self._read_back_params(dut, unit)
+        dram_bytes = self.params.get("DRAM_BYTES", 4096)
+        if unit not in _MODELS:
+            _MODELS[unit] = NpuModel(self.target, dram_bytes)
+        self.model = _MODELS[unit]
+        self.buffers = BuffersBackdoor(dut.u_bufs)
+        self.dram = (MemoryBackdoor(dut.u_dram.mem, 8, signed=False)
+                     if "DRAM_BYTES" in self.params else None)
+        self.checker = Checker(unit)
+        self.driver = InstrDriver(dut)
+        self.monitor: CycleMonitor | None = None
+
+    def _read_back_params(self, dut, unit: str) -> dict:
+        """The sizes the design was built with must be the Target's: model and RTL agree by construction."""
+        want = tb_params(unit, self.target, dram_bytes=int(plusarg("dram_bytes", "4096")))
+        got = {name: int(getattr(dut, name).value) for name in want}
+        if got != want:
+            raise AssertionError(f"design built with {got}, but target {self.target} gives {want}; "
+                                 "rebuild (runner.run_unit passes the Target's parameters)")
+        return got
+
+    @classmethod
+    async def open(cls, dut, unit: str) -> "UnitBench":
+        bench = cls(dut, unit)
+        Clock(dut.clk, 10, unit="ns").start()
+        await bench.driver.reset()
+        bench.monitor = CycleMonitor(dut)
+        return bench
+
+    # ---- memories: every write goes to the model and the RTL alike
+    def poke(self, buf: str, addr: int, values) -> None:
+        self.model.poke(buf, addr, values)
+        self.buffers.write(buf, addr, values)
+
+    def poke_dram(self, addr: int, data: bytes) -> None:
+        self.model.dram.bytes[addr:addr + len(data)] = list(data)
+        self.dram.write(addr, list(data))
+
+    def compare(self, instr, space: str, addr: int, count: int) -> bool:
+        if space == "dram":
+            expected = self.model.dram.bytes[addr:addr + count]
+            actual = self.dram.read(addr, count)
+        else:
+            expected = self.model.peek(space, addr, count)
+            actual = self.buffers.read(space, addr, count)
+        return self.checker.data(instr, f"{space}@{addr}", expected, actual)
+
+    async def run(self, word: int, regions=()) -> int:
+        """Execute `word` on the model and the RTL; check cycles and each (space, addr, count)."""
+        instr, info = self.model.run(word)
+        await self.driver.issue(word)
+        rtl_cycles = await self.monitor.next_cycles()
+        self.checker.cycles(instr, info.cycles, rtl_cycles)
+        for space, addr, count in regions:
+            self.compare(instr, space, addr, count)
+        return rtl_cycles
+
+    def finish(self, strict: bool = True) -> None:
+        """Save the agreement rows; fail the cocotb test on any mismatch."""
+        out = cocotb.plusargs.get("agreement")
+        if out and strict:
+            self.checker.save(out)
+        self.dut._log.info(self.checker.report())
+        if strict:
+            self.checker.assert_clean()
