@@ -52,7 +52,12 @@ def gemm(a: np.ndarray, w: np.ndarray, acc: np.ndarray | None = None) -> np.ndar
     if a.dtype.kind == "f":
         out = a.astype(np.float32) @ w.astype(np.float32)
         return out if acc is None else (acc.astype(np.float32) + out)
-    out = a.astype(np.int64) @ w.astype(np.int64)
+    if a.dtype.itemsize == 1 and w.dtype.itemsize == 1 and a.shape[-1] < 2**38:
+        # int8 products are < 2^14, so every partial sum of fewer than 2^38 terms is an exact
+        # float64 integer: BLAS gives the bit-exact int64 result ~10x faster than int64 matmul.
+        out = (a.astype(np.float64) @ w.astype(np.float64)).astype(np.int64)
+    else:
+        out = a.astype(np.int64) @ w.astype(np.int64)
     if acc is not None:
         out = out + acc.astype(np.int64)
     return wrap_int32(out)
