@@ -12,7 +12,7 @@ def snr_db(reference: np.ndarray, test: np.ndarray) -> float:
     signal = float(np.sum(ref ** 2))
     if noise == 0.0:
         return float("inf")
-    return 10.0 * np.log10(signal / noise) if signal > 0 else float("-inf")
+    return float(10.0 * np.log10(signal / noise)) if signal > 0 else float("-inf")
 
 
 def top1_agreement(reference: np.ndarray, test: np.ndarray) -> float:

@@ -1,0 +1,59 @@
+"""build_quantized: any model (graph, ONNX, zoo name) -> calibrated int8 QuantizedModule."""
+
+from __future__ import annotations
+
+import os
+
+from .errors import CompilerError
+from .ir.graph import Graph
+from .module import QuantizedModule
+from .passes import PassContext, PassManager
+
+DEFAULT_PIPELINE = ("simplify, fold-constants, fold-bn, convert-layout, calibrate, fuse, "
+                    "quantize, plan-memory")
+FLOAT_PIPELINE = "simplify, fold-constants, fold-bn, convert-layout, fuse"
+
+
+def load_model(model, **model_kwargs) -> Graph:
+    """A Graph (copied), a zoo model name, an .onnx path, or an onnx.ModelProto."""
+    if isinstance(model, Graph):
+        return model.copy()
+    if isinstance(model, (str, os.PathLike)):
+        from . import zoo
+        text = str(model)
+        if text in zoo.MODELS:
+            return zoo.get(text, **model_kwargs)
+        if text.endswith(".onnx") or os.path.exists(text):
+            from .frontend import import_onnx
+            return import_onnx(text, **model_kwargs)
+        return zoo.get(text, **model_kwargs)  # raises with did-you-mean
+    if type(model).__name__ == "ModelProto":
+        from .frontend import import_onnx
+        return import_onnx(model, **model_kwargs)
+    raise CompilerError(f"cannot build from {type(model).__name__}; pass a Graph, a zoo name "
+                        "(compiler.zoo.list()), an .onnx path or an onnx.ModelProto")
+
+
+def build_quantized(model, calib_inputs=None, *, num_calib: int = 8, seed: int = 0,
+                    target=None, pipeline: str | PassManager | None = None,
+                    **model_kwargs) -> QuantizedModule:
+    """Quantize `model` to int8 for the NPU. calib_inputs: a list of {input: array} feeds
+    (or one feed); None generates `num_calib` standard-normal samples from `seed`."""
+    graph = load_model(model, **model_kwargs)
+    if target is not None:
+        from isa.target import Target
+        target = Target.create(target)
+        if getattr(target, "dtype", "int8") != "int8":
+            raise CompilerError(f"target '{target}' computes {target.dtype}; int8 quantization "
+                                "is for dtype=int8 targets (fp16 targets run the float graph)")
+    pm = pipeline if isinstance(pipeline, PassManager) else \
+        PassManager.from_string(pipeline or DEFAULT_PIPELINE)
+    ctx = PassContext(calib_inputs=calib_inputs, num_calib=num_calib, seed=seed, target=target)
+    q = pm.run(graph, ctx)
+    if "host" not in q.meta:
+        raise CompilerError(f"pipeline '{pm}' does not quantize; include 'quantize'")
+    if "memory_plan" not in q.meta:
+        from .passes.memory_plan import plan_memory
+        q.meta["memory_plan"] = plan_memory(q)
+    return QuantizedModule(graph=q, float_graph=graph, pipeline=pm, target=target,
+                           log=ctx.log)

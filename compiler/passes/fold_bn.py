@@ -1,0 +1,108 @@
+"""FoldBatchNorm: fold inference batch norm into the preceding conv/dense weights and bias."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir.graph import Graph, Node
+from ..ops.nn import batch_norm_scale_shift
+from .base import Pass, register_pass
+from .rewrite import single_user
+
+# Output-channel axis of the weights, by op and kernel layout.
+_WEIGHT_AXIS = {("nn.conv2d", "OIHW"): 0, ("nn.conv2d", "HWIO"): 3, ("nn.dense", None): 1}
+
+
+def _channel_axis(graph: Graph, node: Node) -> int:
+    rank = graph.type_of(node.output).rank
+    if node.op == "nn.conv2d":
+        return 1 if node.attrs["layout"] == "NCHW" else 3
+    return rank - 1
+
+
+def _broadcast(v: np.ndarray, axis: int, rank: int) -> np.ndarray:
+    shape = [1] * rank
+    shape[axis] = -1
+    return v.reshape(shape)
+
+
+@register_pass("fold-bn")
+class FoldBatchNorm(Pass):
+    """conv/dense (+ bias_add) + batch_norm -> conv/dense + bias_add with
+    w' = w * gamma / sqrt(var + eps) (per output channel) and b' = (b - mean) * that + beta.
+    A batch norm with no conv before it becomes a depthwise 1x1 conv + bias (standalone=
+    'depthwise'), which the NPU runs like any conv, or stays (standalone='keep')."""
+
+    OPTIONS = {"standalone": "depthwise"}
+
+    def run(self, graph: Graph, ctx) -> Graph:
+        for bn in [n for n in graph.nodes if n.op == "nn.batch_norm"]:
+            if not all(v in graph.constants for v in bn.inputs[1:]):
+                continue
+            if not self._fold(graph, bn) and self.options["standalone"] == "depthwise":
+                self._to_depthwise(graph, bn)
+        graph.prune()
+        return graph
+
+    def _fold(self, graph: Graph, bn: Node) -> bool:
+        users, producers = graph.consumers(), graph.producers()
+        x = bn.inputs[0]
+        bias_node = producers.get(x)
+        if bias_node is not None and bias_node.op == "nn.bias_add":
+            if single_user(graph, x, users) is not bn or bias_node.inputs[1] not in graph.constants:
+                return False
+            lin = producers.get(bias_node.inputs[0])
+            if lin is None or single_user(graph, bias_node.inputs[0], users) is not bias_node:
+                return False
+        else:
+            lin, bias_node = bias_node, None
+            if lin is None or single_user(graph, x, users) is not bn:
+                return False
+        if lin.op not in ("nn.conv2d", "nn.dense") or lin.inputs[1] not in graph.constants:
+            return False
+        axis = _channel_axis(graph, lin)
+        rank = graph.type_of(lin.output).rank
+        if bn.attrs["axis"] % rank != axis:
+            return False
+        if bias_node is not None and bias_node.attrs["axis"] % rank != axis:
+            return False
+
+        scale, shift = batch_norm_scale_shift(*(graph.constants[v] for v in bn.inputs[1:]),
+                                              bn.attrs["epsilon"])
+        w = graph.constants[lin.inputs[1]]
+        waxis = _WEIGHT_AXIS[(lin.op, lin.attrs.get("kernel_layout"))]
+        w_new = (w.astype(np.float64) * _broadcast(scale, waxis, w.ndim)).astype(w.dtype)
+        lin.inputs[1] = graph.add_constant(f"{lin.name}.weight_bn", w_new)
+        b = graph.constants[bias_node.inputs[1]] if bias_node is not None else 0.0
+        b_new = (np.asarray(b, np.float64) * scale + shift).astype(w.dtype)
+        b_name = graph.add_constant(f"{lin.name}.bias_bn", b_new)
+        graph.nodes.remove(bn)
+        if bias_node is not None:
+            bias_node.inputs[1] = b_name
+            # The folded bias_add takes the batch norm's name, so readers and outputs keep it.
+            graph.types.pop(bn.output, None)
+            graph.rename(bias_node.output, bn.output)
+        else:
+            graph.add_node(Node("nn.bias_add", [lin.output, b_name], bn.output,
+                                {"axis": axis}, bn.name))
+        return True
+
+    def _to_depthwise(self, graph: Graph, bn: Node) -> None:
+        x = graph.type_of(bn.inputs[0])
+        if x.rank != 4 or bn.attrs["axis"] % 4 not in (1, 3):
+            return
+        layout = "NCHW" if bn.attrs["axis"] % 4 == 1 else "NHWC"
+        c = x.shape[1 if layout == "NCHW" else 3]
+        scale, shift = batch_norm_scale_shift(*(graph.constants[v] for v in bn.inputs[1:]),
+                                              bn.attrs["epsilon"])
+        kl = "OIHW" if layout == "NCHW" else "HWIO"
+        w = scale.astype(x.dtype).reshape((c, 1, 1, 1) if kl == "OIHW" else (1, 1, 1, c))
+        w_name = graph.add_constant(f"{bn.name}.dw_weight", w)
+        b_name = graph.add_constant(f"{bn.name}.dw_bias", shift.astype(x.dtype))
+        conv_out = graph.fresh_name(f"{bn.output}.dw")
+        i = graph.nodes.index(bn)
+        graph.nodes[i:i + 1] = [
+            Node("nn.conv2d", [bn.inputs[0], w_name], conv_out,
+                 {"groups": c, "layout": layout, "kernel_layout": kl}, f"{bn.name}.dw"),
+            Node("nn.bias_add", [conv_out, b_name], bn.output, {"axis": 1 if layout == "NCHW"
+                                                                 else 3}, bn.name)]
