@@ -1,8 +1,8 @@
 """Reference semantics of every NPU instruction, in numpy: the living definition.
 
-The ISA spec's `ref` keys name functions here. The simulator, the compiler's integer
-reference and the RTL testbenches all compute with (or are checked against) these
-functions, so a rounding or saturation rule is written exactly once.
+The ISA spec's `ref` keys name the functional model's handlers (npusim.exec), which compute
+with these functions, as do the compiler's integer reference and the RTL testbenches'
+checkers, so a rounding or saturation rule is written exactly once.
 
 Rules that hold for every instruction:
 - Arithmetic is exact (int64) and the result saturates to the destination's element type:

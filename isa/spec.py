@@ -102,14 +102,22 @@ class RegisterSpec:
 
 
 @dataclass(frozen=True)
+class TimingRule:
+    name: str
+    cycles: str    # formula over the symbols documented in the spec's [timing] comment
+    doc: str
+
+
+@dataclass(frozen=True)
 class IsaSpec:
     name: str
     version: str
     word_bits: int
     opcode_lsb: int
     opcode_width: int
+    byte_order: str
     semantics_module: str
-    timing_module: str
+    timing: dict[str, TimingRule]
     enums: dict[str, EnumSpec]
     registers: dict[str, RegisterSpec]
     instructions: tuple[InstructionSpec, ...]
@@ -173,6 +181,8 @@ def _validate(spec: IsaSpec) -> None:
                 raise SpecError(f"{where}: enum '{f.enum}' does not fit field '{f.name}'")
             if f.buffer and f.buffer not in spec.enums["buf"].values and f.buffer not in ins.field_map:
                 raise SpecError(f"{where}: field '{f.name}' names unknown buffer '{f.buffer}'")
+        if ins.timing not in spec.timing:
+            raise SpecError(f"{where}: timing rule '{ins.timing}' is not in [timing]")
         if ins.unit.startswith("field:") and ins.unit[6:] not in ins.field_map:
             raise SpecError(f"{where}: unit comes from missing field '{ins.unit[6:]}'")
     for reg in spec.registers.values():
@@ -206,10 +216,12 @@ def load_spec(path: str | Path = SPEC_PATH) -> IsaSpec:
             unit=ins["unit"], semantics=ins["semantics"], ref=ins["ref"],
             timing=ins["timing"], fields=fields, format=fmt))
     meta = raw["isa"]
+    timing = {name: TimingRule(name, r["cycles"], r.get("doc", ""))
+              for name, r in raw.get("timing", {}).items()}
     spec = IsaSpec(name=meta["name"], version=meta["version"], word_bits=meta["word_bits"],
                    opcode_lsb=meta["opcode"]["lsb"], opcode_width=meta["opcode"]["width"],
-                   semantics_module=meta["semantics_module"],
-                   timing_module=meta["timing_module"], enums=enums, registers=regs,
+                   byte_order=meta["byte_order"], semantics_module=meta["semantics_module"],
+                   timing=timing, enums=enums, registers=regs,
                    instructions=tuple(instructions), path=path)
     _validate(spec)
     return spec

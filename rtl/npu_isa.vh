@@ -178,7 +178,7 @@ localparam integer CFG_VALUE_W = 32;
 
 // ---- load (dma; unit: named by field 'chan')
 // semantics: DRAM -> SRAM strided copy of planes x rows x cols elements, zero-padding rows and columns.
-// timing: dma = S + Lat + ceil(bytes / BW)
+// timing: dma = S + Lat + ceil(bytes / BW) cycles
 //   chan       [10:8] u: DMA channel (engine) that executes it
 //   buf        [12:11] enum:buf: destination buffer
 //   sram       [32:13] u: destination element address
@@ -216,7 +216,7 @@ localparam integer LOAD_PAD_RIGHT_W = 3;
 
 // ---- store (dma; unit: named by field 'chan')
 // semantics: SRAM -> DRAM strided copy of planes x rows x cols elements.
-// timing: dma = S + Lat + ceil(bytes / BW)
+// timing: dma = S + Lat + ceil(bytes / BW) cycles
 //   chan       [10:8] u: DMA channel (engine) that executes it
 //   buf        [12:11] enum:buf: source buffer
 //   sram       [32:13] u: source element address
@@ -242,7 +242,7 @@ localparam integer STORE_STRIDE_W = 24;
 
 // ---- gemm (matrix; unit: matrix)
 // semantics: abuf[m x n] (+)= ibuf[m x k] @ wbuf[k x n], int8 x int8 -> int32, on the weight-stationary array.
-// timing: matrix_gemm = k + m + R + C - 1
+// timing: matrix_gemm = k + m + R + C - 1 cycles
 //   ibuf       [27:8] u: input tile, m x k row-major
 //   wbuf       [47:28] u: weight tile, k x n row-major
 //   abuf       [67:48] u: accumulator tile, m x n row-major
@@ -268,7 +268,7 @@ localparam integer GEMM_ACC_W = 1;
 
 // ---- conv (matrix; unit: matrix)
 // semantics: abuf[oh x ow x cout] (+)= conv2d(ibuf[in_h x in_w x cin], wbuf[kh x kw x cin x cout]) with conv_* registers, im2col in hardware.
-// timing: matrix_conv = Sum over passes of matrix_gemm(m = oh*ow, k = pass depth, n = cout)
+// timing: matrix_conv = sum(kp + oh * ow + R + C - 1 for kp in passes) cycles
 //   ibuf       [27:8] u: input tile, HWC
 //   wbuf       [47:28] u: weights, kh x kw x cin x cout
 //   abuf       [67:48] u: output tile, HWC
@@ -297,7 +297,7 @@ localparam integer CONV_ACC_W = 1;
 
 // ---- vadd (vector; unit: vector)
 // semantics: dst[i] = sat(src0[i] + src1[i]); the residual-add form when src0 and src1 are different buffers.
-// timing: vector_elementwise = P + ceil(len / L)
+// timing: vector_elementwise = P + ceil(len / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
 //   dst        [29:10] u: destination element address
 //   src0_buf   [31:30] enum:buf: first operand buffer
@@ -323,7 +323,7 @@ localparam integer VADD_LEN_W = 16;
 
 // ---- vsub (vector; unit: vector)
 // semantics: dst[i] = sat(src0[i] - src1[i])
-// timing: vector_elementwise = P + ceil(len / L)
+// timing: vector_elementwise = P + ceil(len / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
 //   dst        [29:10] u: destination element address
 //   src0_buf   [31:30] enum:buf: first operand buffer
@@ -349,7 +349,7 @@ localparam integer VSUB_LEN_W = 16;
 
 // ---- vmul (vector; unit: vector)
 // semantics: dst[i] = sat(src0[i] * src1[i])
-// timing: vector_elementwise = P + ceil(len / L)
+// timing: vector_elementwise = P + ceil(len / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
 //   dst        [29:10] u: destination element address
 //   src0_buf   [31:30] enum:buf: first operand buffer
@@ -375,7 +375,7 @@ localparam integer VMUL_LEN_W = 16;
 
 // ---- vmax (vector; unit: vector)
 // semantics: dst[i] = max(src0[i], src1[i])
-// timing: vector_elementwise = P + ceil(len / L)
+// timing: vector_elementwise = P + ceil(len / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
 //   dst        [29:10] u: destination element address
 //   src0_buf   [31:30] enum:buf: first operand buffer
@@ -401,7 +401,7 @@ localparam integer VMAX_LEN_W = 16;
 
 // ---- vmin (vector; unit: vector)
 // semantics: dst[i] = min(src0[i], src1[i])
-// timing: vector_elementwise = P + ceil(len / L)
+// timing: vector_elementwise = P + ceil(len / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
 //   dst        [29:10] u: destination element address
 //   src0_buf   [31:30] enum:buf: first operand buffer
@@ -427,7 +427,7 @@ localparam integer VMIN_LEN_W = 16;
 
 // ---- vrelu (vector; unit: vector)
 // semantics: dst[i] = sat(max(src0[i], 0))
-// timing: vector_elementwise = P + ceil(len / L)
+// timing: vector_elementwise = P + ceil(len / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
 //   dst        [29:10] u: destination element address
 //   src0_buf   [31:30] enum:buf: operand buffer
@@ -447,7 +447,7 @@ localparam integer VRELU_LEN_W = 16;
 
 // ---- vclip (vector; unit: vector)
 // semantics: dst[i] = sat(min(max(src0[i], lo), hi))
-// timing: vector_elementwise = P + ceil(len / L)
+// timing: vector_elementwise = P + ceil(len / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
 //   dst        [29:10] u: destination element address
 //   src0_buf   [31:30] enum:buf: operand buffer
@@ -473,7 +473,7 @@ localparam integer VCLIP_HI_W = 16;
 
 // ---- vshr (vector; unit: vector)
 // semantics: dst[i] = sat(round_shift(src0[i], shift)), rounding half up (see isa.semantics.round_shift)
-// timing: vector_elementwise = P + ceil(len / L)
+// timing: vector_elementwise = P + ceil(len / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
 //   dst        [29:10] u: destination element address
 //   src0_buf   [31:30] enum:buf: operand buffer
@@ -496,7 +496,7 @@ localparam integer VSHR_SHIFT_W = 5;
 
 // ---- vrequant (vector; unit: vector)
 // semantics: dst[i] = sat8(round_shift(src0[i] * mult[c], shift[c]) + zp), c = i % channels; (mult, shift) int32 pairs at src1; relu clamps below at zp
-// timing: vector_requant = P + 2 + ceil(len / L)
+// timing: vector_requant = P + 2 + ceil(len / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
 //   dst        [29:10] u: destination element address
 //   src0_buf   [31:30] enum:buf: first operand buffer
@@ -531,7 +531,7 @@ localparam integer VREQUANT_RELU_W = 1;
 
 // ---- vbias (vector; unit: vector)
 // semantics: dst[i] = sat(src0[i] + src1[i % channels]) (per-channel bias add)
-// timing: vector_elementwise = P + ceil(len / L)
+// timing: vector_elementwise = P + ceil(len / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
 //   dst        [29:10] u: destination element address
 //   src0_buf   [31:30] enum:buf: first operand buffer
@@ -560,7 +560,7 @@ localparam integer VBIAS_CHANNELS_W = 12;
 
 // ---- vmaxpool (vector; unit: vector)
 // semantics: dst[oh x ow x c] = max over the pool_* window of src0[in_h x in_w x c]; padding never wins
-// timing: vector_pool = P + oh*ow*kh*kw*ceil(c / L)
+// timing: vector_pool = P + oh * ow * kh * kw * ceil(channels / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
 //   dst        [29:10] u: destination element address (HWC)
 //   src0_buf   [31:30] enum:buf: source buffer
@@ -586,7 +586,7 @@ localparam integer VMAXPOOL_CHANNELS_W = 12;
 
 // ---- vsumpool (vector; unit: vector)
 // semantics: dst[oh x ow x c] = sat(sum over the pool_* window of src0[in_h x in_w x c]); padding adds zero; a following vrequant divides
-// timing: vector_pool = P + oh*ow*kh*kw*ceil(c / L)
+// timing: vector_pool = P + oh * ow * kh * kw * ceil(channels / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
 //   dst        [29:10] u: destination element address (HWC)
 //   src0_buf   [31:30] enum:buf: source buffer
@@ -612,7 +612,7 @@ localparam integer VSUMPOOL_CHANNELS_W = 12;
 
 // ---- vcopy (vector; unit: vector)
 // semantics: dst[i] = sat(src0[i]): copy, or cast between int32 and int8 buffers
-// timing: vector_elementwise = P + ceil(len / L)
+// timing: vector_elementwise = P + ceil(len / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
 //   dst        [29:10] u: destination element address
 //   src0_buf   [31:30] enum:buf: operand buffer
@@ -632,7 +632,7 @@ localparam integer VCOPY_LEN_W = 16;
 
 // ---- vlut (vector; unit: vector)
 // semantics: dst[i] = src1[src0[i] + 128]: 256-entry int8 lookup table (activation functions)
-// timing: vector_elementwise = P + ceil(len / L)
+// timing: vector_elementwise = P + ceil(len / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
 //   dst        [29:10] u: destination element address
 //   src0_buf   [31:30] enum:buf: first operand buffer

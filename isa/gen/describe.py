@@ -2,27 +2,16 @@
 
 from __future__ import annotations
 
-import importlib
-import inspect
-
 from isa.spec import FieldSpec, InstructionSpec, IsaSpec
 
 
 def timing_rule(spec: IsaSpec, name: str) -> str:
-    """`name = formula` for a cycle rule, read from the timing module the spec names.
-
-    The formula is the rule docstring's text before its first colon (e.g. "k + m + R + C - 1");
-    rules without parameters are constants, so they are called."""
-    rules = importlib.import_module(spec.timing_module).RULES
-    if name not in rules:
-        raise KeyError(f"timing rule '{name}' is not in {spec.timing_module}.RULES; "
-                       f"known: {', '.join(rules)}")
-    fn = rules[name]
-    if not inspect.signature(fn).parameters:
-        n = fn()
-        return f"{name} = {n} cycle" + ("" if n == 1 else "s")
-    text = " ".join(inspect.getdoc(fn).split("\n\n")[0].split())
-    return f"{name} = {text.split(':', 1)[0].strip()}"
+    """`name = formula` for a cycle rule, as the spec's [timing] table states it."""
+    if name not in spec.timing:
+        raise KeyError(f"timing rule '{name}' is not in the spec's [timing]; "
+                       f"known: {', '.join(spec.timing)}")
+    cycles = spec.timing[name].cycles
+    return f"{name} = {cycles} cycle" + ("" if cycles == "1" else "s")
 
 
 def unit_text(ins: InstructionSpec) -> str:
@@ -39,6 +28,4 @@ def range_text(f: FieldSpec) -> str:
 
 
 def byte_order(spec: IsaSpec) -> str:
-    # IsaSpec does not carry [isa].byte_order (the codec is little-endian only); read the file.
-    import tomllib
-    return tomllib.loads(spec.path.read_text())["isa"].get("byte_order", "little")
+    return spec.byte_order

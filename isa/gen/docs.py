@@ -36,9 +36,10 @@ def _meaning(f: FieldSpec) -> str:
 
 def _instruction(spec: IsaSpec, ins: InstructionSpec) -> list[str]:
     sem = importlib.import_module(spec.semantics_module)
-    # Most `ref` keys name a rule the simulator dispatches on, not a function of the module.
-    ref = (f"`{spec.semantics_module}.{ins.ref}`" if hasattr(sem, ins.ref)
-           else f"`{ins.ref}` (see Semantic rules)")
+    # `ref` names the functional model's handler (npusim.exec.HANDLERS), which computes
+    # with the functions of the semantics module.
+    ref = f"`npusim.exec` handler `{ins.ref}`" + (
+        f", computing with `{spec.semantics_module}.{ins.ref}`" if hasattr(sem, ins.ref) else "")
     out = [f"#### `{ins.mnemonic}`", "",
            f"- opcode: `{ins.opcode:#04x}`; class: {ins.cls}; unit: {unit_text(ins)}"
            + (f"; operand format: {ins.format}" if ins.format else ""),
@@ -113,12 +114,17 @@ def render(spec: IsaSpec, root: Path) -> str:
     out += ["## Semantic rules", "", f"From `{spec.semantics_module}`, the reference "
             "semantics every backend and the RTL are checked against:", "",
             inspect.getdoc(sem), ""]
-    tim = importlib.import_module(spec.timing_module)
     rules = list(dict.fromkeys(i.timing for i in spec.instructions))
-    out += ["## Timing rules", "", f"From `{spec.timing_module}`:", "", inspect.getdoc(tim), ""]
-    out += _table(["rule", "cycles", "instructions"],
-                  [[f"`{r}`", f"`{timing_rule(spec, r).split(' = ', 1)[1]}`",
-                    ", ".join(f"`{i.mnemonic}`" for i in spec.instructions if i.timing == r)]
+    out += ["## Timing rules", "",
+            "Uncontended cycles an instruction occupies its unit, from the spec's `[timing]` "
+            "table; `npusim.timing` implements them (checked by "
+            "tests/npusim/test_timing_contract.py) and the RTL is checked against the model. "
+            "Symbols: R, C array rows/cols; L vector lanes; P vector pipeline depth; S DMA setup; "
+            "Lat DRAM latency; BW DRAM bytes per cycle; other names are instruction fields.", ""]
+    out += _table(["rule", "cycles", "instructions", "notes"],
+                  [[f"`{r}`", f"`{spec.timing[r].cycles}`",
+                    ", ".join(f"`{i.mnemonic}`" for i in spec.instructions if i.timing == r),
+                    _esc(spec.timing[r].doc)]
                    for r in rules]) + [""]
     out += ["## Assembly syntax", ""] + _assembly(root)
     return "\n".join(out).rstrip("\n") + "\n"

@@ -29,7 +29,8 @@ def spec_dict(spec: IsaSpec) -> dict:
         "schema": SCHEMA, "isa": spec.name, "version": spec.version,
         "word_bits": spec.word_bits, "byte_order": byte_order(spec),
         "opcode": {"lsb": spec.opcode_lsb, "width": spec.opcode_width},
-        "semantics_module": spec.semantics_module, "timing_module": spec.timing_module,
+        "semantics_module": spec.semantics_module, "timing": {r.name: {"cycles": r.cycles, "doc": r.doc}
+                                                      for r in spec.timing.values()},
         "classes": spec.classes(),
         "enums": {e.name: {"doc": e.doc, "values": dict(e.values)} for e in spec.enums.values()},
         "registers": {r.name: {"index": r.index, "unit": r.unit, "reset": r.reset,
