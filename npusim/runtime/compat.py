@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from isa.checks import target_name
 from isa.target import Target
 
 from npusim.runtime.errors import ProgramError
@@ -15,7 +16,7 @@ AT_LEAST = ("num_cores", "dma_engines", "semaphores", "dram_mb")
 
 
 def _name(target: Target) -> str:
-    return target.tag or target.kind
+    return target_name(target)
 
 
 def _show(target: Target, key: str) -> str:

@@ -6,6 +6,7 @@ import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
+from isa.checks import target_name
 from isa.target import Target, TargetError
 
 from npusim.runtime import staging
@@ -54,7 +55,7 @@ class Device:
 
     @property
     def name(self) -> str:
-        return self.target.tag or str(self.target)
+        return target_name(self.target)
 
     # ---- lifetime --------------------------------------------------------------------------
 

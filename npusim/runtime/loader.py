@@ -31,16 +31,20 @@ class LoadedProgram:
                                f"{declared}") from None
 
 
-def read_program(path):
-    """A .s file is assembled on the fly; anything else must be a program container (.bin)."""
+def read_program(path, target=None):
+    """A .s file is assembled on the fly (checked against `target` if given, which must agree
+    with its .target line); anything else must be a program container (.bin)."""
     from isa.asm import AsmError, ContainerError, Program, assemble_file
     path = Path(path)
     try:
-        return assemble_file(path) if path.suffix == ".s" else Program.load(path)
+        return assemble_file(path, target=target) if path.suffix == ".s" else Program.load(path)
     except (AsmError, ContainerError) as e:
         raise ProgramError(str(e)) from e
     except OSError as e:
         raise ProgramError(f"cannot read program {path}: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise ProgramError(f"cannot read program {path}: not UTF-8 assembly text (byte "
+                           f"{e.start}); program containers must not end in .s") from None
 
 
 def load(program) -> LoadedProgram:

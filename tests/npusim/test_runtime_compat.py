@@ -21,7 +21,8 @@ def test_compatible(prog, dev):
     ("npu-edge", "npu-edge -dma-engines=1", r"-dma-engines=2 needs at least that, device has "
                                             r"-dma-engines=1"),
     ("npu-server", "npu-server -num-cores=2", r"-num-cores=4 needs at least"),
-    ("npu-edge", "cpu-host", r"built for target kind 'npu' \(npu-edge\) but the device's kind is 'cpu'"),
+    ("npu-edge", "cpu-host",
+     r"built for target kind 'npu' \(npu-edge\) but the device's kind is 'cpu'"),
 ])
 def test_incompatible(prog, dev, match):
     with pytest.raises(ProgramError, match=match):

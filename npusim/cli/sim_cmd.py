@@ -1,0 +1,200 @@
+"""`npusim sim PROG`: run a program (.bin or .s) on a simulated device; report cycles, counters."""
+
+from __future__ import annotations
+
+import json
+import sys
+import numpy as np
+
+
+class UsageError(Exception):
+    """Bad command line or input files: one `npusim: error:` line, exit 2."""
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "sim", help="simulate a program (.bin or .s) and report cycles, utilization, energy",
+        description="Run an assembled program (or assemble a .s on the fly) on the cycle-level "
+                    "model through the Device API; print a summary and per-unit counters.",
+        epilog="examples: npusim sim examples/gemm_tile.s --random-inputs 0 --output C=c.npy; "
+               "npusim sim prog.bin -t 'npu-edge -dram-bw=32' --json")
+    p.add_argument("program", metavar="PROG", help="program container (.bin) or assembly (.s)")
+    p.add_argument("-t", "--target", metavar="TARGET",
+                   help="target (default: the program's); may change only timing attributes, "
+                        "e.g. 'npu-edge -dram-bw=32'")
+    p.add_argument("--input", action="append", default=[], metavar="NAME=FILE.npy",
+                   help="data for a declared .tensor (repeatable); others start as zeros")
+    p.add_argument("--output", action="append", default=[], metavar="NAME=FILE.npy",
+                   help="save a declared .tensor after the run (repeatable)")
+    p.add_argument("--random-inputs", type=int, metavar="SEED",
+                   help="fill tensors without --input with random values instead of zeros "
+                        "(int8: full range; wider integers: 0..63; floats: normal)")
+    p.add_argument("--timing-only", action="store_true",
+                   help="skip all data work (same cycles, faster; no outputs)")
+    p.add_argument("--trace", metavar="TRACE.json",
+                   help="write a Chrome/Perfetto trace (open in ui.perfetto.dev)")
+    p.add_argument("--json", action="store_true", help="print the results as one JSON object")
+    p.add_argument("--max-cycles", type=_positive, metavar="N",
+                   help="stop with a fault after N cycles")
+    p.set_defaults(func=run)
+
+
+def _positive(text: str) -> int:
+    import argparse
+    try:
+        value = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def run(args) -> int:
+    from npusim.runtime import DeviceError, RunFault
+    try:
+        return _run(args)
+    except UsageError as e:
+        print(f"npusim: error: {e}", file=sys.stderr)
+        return 2
+    except RunFault as e:
+        print(f"npusim: {e}", file=sys.stderr)  # the fault's own few lines
+        return 1
+    except DeviceError as e:
+        cause = e.__cause__
+        if cause is not None and type(cause).__name__ == "AsmError":
+            print(str(cause), file=sys.stderr)  # `file:line:col: error: ...`, one per error
+        else:
+            print(f"npusim: error: {e}", file=sys.stderr)
+        return 2
+
+
+def _run(args) -> int:
+    from npusim.runtime import Device, check_compatible
+    from npusim.runtime.loader import read_program
+
+    program = read_program(args.program)
+    target = _target(args.target or program.target, args.program)
+    if program.target is None and args.target and args.program.endswith(".s"):
+        program = read_program(args.program, target=args.target)  # check operands against -t
+    if program.target:
+        check_compatible(program.target, target, what=args.program)
+    inputs = dict(_pair(s, "--input") for s in args.input)
+    outputs = dict(_pair(s, "--output") for s in args.output)
+    if outputs and args.timing_only:
+        raise UsageError("--output needs data, but --timing-only computes none; drop one")
+    with Device(target) as dev:
+        prog = dev.load_program(program)
+        for name in [*inputs, *outputs]:
+            if name not in prog.tensors:
+                declared = ", ".join(prog.tensors) or "none (the program has no .tensor lines)"
+                raise UsageError(f"the program declares no tensor '{name}'; declared: {declared}")
+        rng = None if args.random_inputs is None else np.random.default_rng(args.random_inputs)
+        bindings = {}
+        for name, slot in prog.tensors.items():
+            data = _load_input(inputs[name], slot) if name in inputs else _fill(slot, rng)
+            bindings[name] = dev.upload(data, name=name) if not args.timing_only \
+                else dev.alloc(slot.shape, slot.dtype, name=name)
+        result = dev.sync(dev.run(prog, bindings, timing_only=args.timing_only,
+                                  max_cycles=args.max_cycles, trace=bool(args.trace)))
+        for name, path in outputs.items():
+            _save(path, dev.copy_from_device(bindings[name]), name)
+    if args.trace:
+        try:
+            result.save_chrome_trace(args.trace)
+        except OSError as e:
+            raise UsageError(f"cannot write trace '{args.trace}': {e.strerror or e}") from None
+    if args.json:
+        print(json.dumps({"program": args.program, **result.to_json(),
+                          "outputs": dict(outputs)}, indent=1))
+    else:
+        print(report(result, args.program))
+    return 0
+
+
+def _target(text, program: str):
+    from isa.target import Target, TargetError
+    if not text:
+        raise UsageError(f"{program} names no target (no .target line); pass -t, "
+                         "e.g. -t npu-edge")
+    try:
+        return Target.create(text)
+    except TargetError as e:
+        raise UsageError(f"-t {text!r}: {e}") from None
+
+
+def _pair(text: str, flag: str) -> tuple:
+    name, sep, path = text.partition("=")
+    if not sep or not name or not path:
+        raise UsageError(f"{flag} '{text}' is not NAME=FILE.npy, e.g. {flag} A=a.npy")
+    return name, path
+
+
+def _load_input(path: str, slot) -> np.ndarray:
+    try:
+        arr = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as e:
+        raise UsageError(f"--input {slot.name}={path}: cannot read a .npy array ({e})") from None
+    want = f"{slot.dtype.name}[{','.join(map(str, slot.shape))}]"
+    got = f"{arr.dtype.name}[{','.join(map(str, arr.shape))}]"
+    if arr.shape != slot.shape:
+        raise UsageError(f"--input {slot.name}={path}: array is {got}, tensor '{slot.name}' "
+                         f"is {want}")
+    cast = arr.astype(slot.dtype)
+    # np.save of Python ints gives int64: accept it when every value fits the tensor's type.
+    if arr.dtype != slot.dtype and not np.array_equal(cast, arr):
+        raise UsageError(f"--input {slot.name}={path}: array is {got} with values that do not "
+                         f"fit tensor '{slot.name}' ({want}); convert with .astype")
+    return cast
+
+
+def _fill(slot, rng) -> np.ndarray:
+    if rng is None:
+        return np.zeros(slot.shape, slot.dtype)
+    if slot.dtype.kind == "f":
+        return rng.standard_normal(slot.shape).astype(slot.dtype)
+    if slot.dtype.itemsize == 1:
+        info = np.iinfo(slot.dtype)
+        return rng.integers(info.min, info.max, slot.shape, endpoint=True, dtype=slot.dtype)
+    # Wider integer tensors are biases and (mult, shift) requant tables: 0..63 keeps every
+    # shift legal, where full-range int32 noise would fault the first vrequant.
+    return rng.integers(0, 64, slot.shape, dtype=slot.dtype)
+
+
+def _save(path: str, array: np.ndarray, name: str) -> None:
+    try:
+        with open(path, "wb") as fh:  # np.save(path) would append .npy to other names
+            np.save(fh, array)
+    except OSError as e:
+        raise UsageError(f"--output {name}={path}: cannot write: {e.strerror or e}") from None
+
+
+def report(result, program: str) -> str:
+    """The summary lines and the per-unit table of the text output."""
+    import pandas as pd
+    from isa.checks import target_name
+    t = result.target
+    us = result.cycles / t.freq_mhz
+    moved = sum(result.dram_bytes.values())
+    bw_gbs = result.dram_bw_achieved * t.freq_mhz / 1e3
+    e = result.energy_pj
+    parts = ", ".join(f"{k} {v:.1f}" for k, v in e.items() if k != "total")
+    note = "  (timing only: no data computed)" if result.timing_only else ""
+    lines = [
+        f"{program} on {target_name(t)}{note}",
+        f"  cycles        {result.cycles}  ({us:.3f} us at {t.freq_mhz} MHz)",
+        f"  instructions  {result.instructions}",
+        f"  utilization   {100 * result.utilization:.1f}% of {t.derived.peak_macs_per_cycle} "
+        f"MACs/cycle ({result.macs} MACs)",
+        f"  DRAM          {result.dram_bytes['read']} B read, {result.dram_bytes['write']} B "
+        f"written; {result.dram_bw_achieved:.2f} of {t.dram_bw} B/cycle ({bw_gbs:.2f} GB/s)",
+        f"  energy        {e['total']:.1f} pJ ({parts})",
+        f"  sim wall      {result.sim_wall_s * 1e3:.1f} ms",
+        "",
+    ]
+    table = pd.DataFrame.from_dict(result.units, orient="index")
+    table.columns = [c.replace("stall_", "stall:") for c in table.columns]
+    table["busy%"] = (100 * table["busy"] / max(result.cycles, 1)).round(1)
+    table = table.rename_axis("unit").reset_index()
+    table["unit"] = table["unit"].str.ljust(table["unit"].str.len().max())  # left-aligned names
+    return "\n".join(lines) + table.to_string(index=False)
