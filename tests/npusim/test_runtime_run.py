@@ -169,3 +169,19 @@ def test_unreadable_program_paths(tmp_path):
             dev.load_program(bad)
         with pytest.raises(ProgramError, match="cannot read program .*missing.bin"):
             dev.load_program(tmp_path / "missing.bin")
+
+
+def test_two_core_program_with_scratch_tensor_left_unbound():
+    a, w = int8(16, 32), int8(32, 16)
+    with Device("npu-edge -num-cores=2") as dev:
+        prog = dev.load_program(EXAMPLES / "two_core_barrier.s")
+        C = dev.alloc((16, 16), "int32", name="C")
+        keep = dev.upload(np.arange(4096, dtype=np.int32), name="keep")  # covers P1 and C
+        result = dev.sync(dev.run(prog, bindings={"A": dev.upload(a), "W": dev.upload(w),
+                                                  "C": C}))
+        np.testing.assert_array_equal(dev.copy_from_device(C), gemm(a, w))
+        np.testing.assert_array_equal(dev.copy_from_device(keep), np.arange(4096))
+        assert result.macs == 16 * 32 * 16
+        with pytest.raises(ProgramError, match=r"-num-cores=2 needs at least that, device has "
+                                               r"-num-cores=1"):
+            Device("npu-edge").load_program(EXAMPLES / "two_core_barrier.s")
