@@ -154,7 +154,11 @@ class Device:
             handle.fault.__cause__ = e
         finally:
             if undo is not None:
-                staging.stage_out(plan, undo, self.dram, copy_back=handle.fault is None)
+                staging.stage_out(plan, undo, self.dram, copy_back=handle.result is not None)
+        if handle.result is not None:
+            # Tensor regions were restored: result.output(name) must read the bound buffers.
+            handle.result.tensors = {slot.name: (buf.addr, slot.shape, slot.dtype)
+                                     for slot, buf in plan.bound}
         self._pending.append(handle)
         return handle
 

@@ -56,6 +56,7 @@ def test_moved_bindings_compute_gemm_and_leave_other_buffers_alone(dev):
     prog = dev.load_program(gemm_program())
     result = dev.sync(dev.run(prog, bindings={"A": A, "W": W, "C": C}))
     np.testing.assert_array_equal(dev.copy_from_device(C), gemm(a, w))
+    np.testing.assert_array_equal(result.output("C"), gemm(a, w))  # reads the bound buffer
     for i, v in enumerate(victims):
         assert (dev.copy_from_device(v) == i).all(), f"run clobbered {v.label}"
     np.testing.assert_array_equal(dev.copy_from_device(A), a)
