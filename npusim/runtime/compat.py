@@ -37,5 +37,6 @@ def check_compatible(program_target, device_target, what: str = "program") -> No
     if problems:
         raise ProgramError(
             f"{what} built for {_name(prog)} cannot run on {_name(dev)}: "
-            + "; ".join(problems) + f". Use a target with the program's {', '.join(SAME)} "
+            + "; ".join(problems) + ". Use a target with the program's "
+            + ", ".join(dev.spec.attr(k).name for k in SAME) + " "
             "(only timing attributes such as -dram-bw may differ), or rebuild the program")
