@@ -3,26 +3,14 @@
 from __future__ import annotations
 
 import cocotb
-import numpy as np
 from cocotb.triggers import ReadOnly
 
 from isa.codec import encode_fields
 from npusim import timing
-from rtl_tests.tb.bench import UnitBench, plusarg
-from rtl_tests.tb.stimulus import gemm_case, gemm_directed, gemm_random
+from rtl_tests.tb.bench import UnitBench
+from rtl_tests.tb.stim_matrix import gemm_case, gemm_directed, gemm_random
 
 UNIT = "matrix"
-
-
-def _rng(salt: int) -> np.random.Generator:
-    return np.random.default_rng([int(plusarg("seed", "2024")), salt])
-
-
-async def _run_cases(bench: UnitBench, cases) -> None:
-    for case in cases:
-        for space, addr, values in case.pokes:
-            bench.poke(space, addr, values)
-        await bench.run(case.word, case.regions)
 
 
 def _geometry(bench: UnitBench) -> tuple[dict, int, int]:
@@ -34,7 +22,7 @@ async def gemm_directed_cases(dut):
     """Corner cases: k=1, m=1, n=1, n=C, k=R, extreme int8 products, int32 wrap on accumulate."""
     bench = await UnitBench.open(dut, UNIT)
     sizes, R, C = _geometry(bench)
-    await _run_cases(bench, gemm_directed(_rng(1), sizes, R, C))
+    await bench.run_cases(gemm_directed(bench.rng(1), sizes, R, C))
     bench.finish()
 
 
@@ -42,7 +30,7 @@ async def gemm_directed_cases(dut):
 async def gemm_random_cases(dut):
     bench = await UnitBench.open(dut, UNIT)
     sizes, R, C = _geometry(bench)
-    await _run_cases(bench, gemm_random(_rng(2), sizes, R, C, count=30))
+    await bench.run_cases(gemm_random(bench.rng(2), sizes, R, C, count=30))
     bench.finish()
 
 
@@ -51,7 +39,7 @@ async def gemm_back_to_back(dut):
     """Issued without a gap, each gemm still takes exactly matrix_gemm cycles (ready with done)."""
     bench = await UnitBench.open(dut, UNIT)
     sizes, R, C = _geometry(bench)
-    rng = _rng(3)
+    rng = bench.rng(3)
     cases = [gemm_case(rng, sizes, 2 + i, R, C, i % 2) for i in range(3)]
     starts = []
 
@@ -95,10 +83,7 @@ async def checker_catches_changed_cycle_rule(dut):
     original = timing.matrix_gemm
     timing.matrix_gemm = lambda hw, m, k, n: original(hw, m, k, n) + 1
     try:
-        case = gemm_case(_rng(4), sizes, 3, R, C, 0)
-        for space, addr, values in case.pokes:
-            bench.poke(space, addr, values)
-        await bench.run(case.word, case.regions)
+        await bench.run_cases([gemm_case(bench.rng(4), sizes, 3, R, C, 0)])
     finally:
         timing.matrix_gemm = original
     kinds = [(m.kind, bench.checker.rows[m.index]["diff"]) for m in bench.checker.mismatches]

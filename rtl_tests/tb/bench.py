@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import cocotb
+import numpy as np
 from cocotb.clock import Clock
 
 from rtl_tests.params import tb_params
@@ -86,6 +87,17 @@ class UnitBench:
         for space, addr, count in regions:
             self.compare(instr, space, addr, count)
         return rtl_cycles
+
+    async def run_cases(self, cases) -> None:
+        """Poke each Case's operands, run it, check its regions."""
+        for case in cases:
+            for space, addr, values in case.pokes:
+                self.poke(space, addr, values)
+            await self.run(case.word, case.regions)
+
+    def rng(self, salt: int) -> np.random.Generator:
+        """A generator seeded by +seed and the test's salt: runs repeat exactly."""
+        return np.random.default_rng([int(plusarg("seed", "2024")), salt])
 
     def finish(self, strict: bool = True) -> None:
         """Save the agreement rows; fail the cocotb test on any mismatch."""

@@ -1,0 +1,337 @@
+// Vector unit: every VECTOR instruction on L lanes over the buffer memories, and the pool_*
+// config registers (written by cfg). Cycle-exact to npusim.timing:
+//   elementwise  P + ceil(len / L)     vrequant  P + 2 + ceil(len / L)
+//   pooling      P + oh*ow*kh*kw*ceil(c / L)     cfg  1
+//
+// An issue stage emits one token per cycle (L elements, or for pooling L channels of one
+// window element); tokens cross a P-stage pipeline, then read their operands (combinational
+// simple-memory lanes), compute and write in one cycle; vrequant adds its multiply and
+// rounding stages before the write. `done` marks the edge that writes the last result.
+// Sources are read when their token reaches the read stage, so a destination that partly
+// overlaps a source (other than exactly in place) sees its earlier chunks' results.
+`default_nettype none
+module vector_unit #(
+    parameter integer L  = 4,   // lanes
+    parameter integer P  = 2,   // pipeline latency (Target vector_pipeline)
+    parameter integer AW = 20
+) (
+    input  wire            clk,
+    input  wire            rst,
+    input  wire            start,
+    input  wire [127:0]    instr,
+    output wire            ready,
+    output wire            busy,
+    output wire            done,
+    output wire            illegal,    // with done: an opcode or register this unit lacks
+    // src0 lanes, src1 lanes (elementwise operand, bias, table, multiplier), shift lanes
+    output wire [1:0]      rd_a_sel,
+    output wire [L*AW-1:0] rd_a_addr,
+    input  wire [L*32-1:0] rd_a_data,
+    output wire [1:0]      rd_b_sel,
+    output wire [L*AW-1:0] rd_b_addr,
+    input  wire [L*32-1:0] rd_b_data,
+    output wire [1:0]      rd_c_sel,
+    output wire [L*AW-1:0] rd_c_addr,
+    input  wire [L*32-1:0] rd_c_data,
+    output wire [1:0]      wr_sel,
+    output wire [L-1:0]    wr_en,
+    output wire [L*AW-1:0] wr_addr,
+    output wire [L*32-1:0] wr_data
+);
+/* verilator lint_off UNUSEDPARAM */  // the generated header declares every ISA constant
+`include "npu_isa.vh"
+/* verilator lint_on UNUSEDPARAM */
+
+    localparam integer CW = 12;  // channel counts (the channels fields)
+    localparam integer SW = 14;  // signed pooling coordinates: -15 .. 1023 + 255
+
+    // ---------------------------------------------------------------- decode
+    wire [7:0] op_in   = `F_OPCODE(instr);
+    wire in_pool   = op_in == OP_VMAXPOOL || op_in == OP_VSUMPOOL;
+    wire in_binary = op_in == OP_VADD || op_in == OP_VSUB || op_in == OP_VMUL ||
+                     op_in == OP_VMAX || op_in == OP_VMIN || op_in == OP_VREQUANT ||
+                     op_in == OP_VBIAS || op_in == OP_VLUT;
+    wire in_unary  = op_in == OP_VRELU || op_in == OP_VCLIP || op_in == OP_VSHR ||
+                     op_in == OP_VCOPY;
+    wire in_cfg    = op_in == OP_CFG;
+    wire [7:0] cfg_reg = `F_CFG_REG(instr);
+    wire [31:0] cfg_value = `F_CFG_VALUE(instr);
+    wire in_pool_reg = cfg_reg >= REG_POOL_KH[7:0] && cfg_reg <= REG_POOL_PAD_RIGHT[7:0];
+
+    localparam [1:0] IDLE = 2'd0, ONE = 2'd1, RUN = 2'd2;
+    reg [1:0] state;
+    reg       bad;
+    wire      take = start && ready;
+    wire      final_write;
+    assign done    = (state == ONE) || (state == RUN && final_write);
+    assign ready   = state == IDLE || done;
+    assign busy    = state != IDLE;
+    assign illegal = state == ONE && bad;
+
+    // instruction fields, held while it runs (formats.binary/unary/pool share their layout)
+    reg [7:0]    op;
+    reg [1:0]    dst_buf, src0_buf, src1_buf;
+    reg [AW-1:0] dst, src0, src1;
+    reg [15:0]   len, lo, hi;
+    reg [4:0]    shamt;
+    reg [CW-1:0] channels;
+    reg [7:0]    zp;
+    reg          relu;
+    reg [9:0]    in_h, in_w;
+
+    // pool_* registers (cfg unit=vector), at their spec reset values
+    reg [7:0] pool_kh, pool_kw, pool_sh, pool_sw;
+    reg [3:0] pool_pt, pool_pl, pool_pb, pool_pr;
+
+    always @(posedge clk) begin
+        if (rst) begin
+            state <= IDLE;
+            bad   <= 1'b0;
+            pool_kh <= REG_POOL_KH_RESET[7:0];         pool_kw <= REG_POOL_KW_RESET[7:0];
+            pool_sh <= REG_POOL_STRIDE_H_RESET[7:0];   pool_sw <= REG_POOL_STRIDE_W_RESET[7:0];
+            pool_pt <= REG_POOL_PAD_TOP_RESET[3:0];    pool_pl <= REG_POOL_PAD_LEFT_RESET[3:0];
+            pool_pb <= REG_POOL_PAD_BOTTOM_RESET[3:0]; pool_pr <= REG_POOL_PAD_RIGHT_RESET[3:0];
+        end else if (take) begin
+            op  <= op_in;
+            bad <= !(in_pool || in_binary || in_unary || (in_cfg && in_pool_reg));
+            state <= (in_pool || in_binary || in_unary) ? RUN : ONE;
+            if (in_cfg && in_pool_reg)
+                case (cfg_reg)
+                    REG_POOL_KH[7:0]:         pool_kh <= cfg_value[7:0];
+                    REG_POOL_KW[7:0]:         pool_kw <= cfg_value[7:0];
+                    REG_POOL_STRIDE_H[7:0]:   pool_sh <= cfg_value[7:0];
+                    REG_POOL_STRIDE_W[7:0]:   pool_sw <= cfg_value[7:0];
+                    REG_POOL_PAD_TOP[7:0]:    pool_pt <= cfg_value[3:0];
+                    REG_POOL_PAD_LEFT[7:0]:   pool_pl <= cfg_value[3:0];
+                    REG_POOL_PAD_BOTTOM[7:0]: pool_pb <= cfg_value[3:0];
+                    default:                  pool_pr <= cfg_value[3:0];
+                endcase
+            if (in_pool) begin
+                dst_buf <= `F_VMAXPOOL_DST_BUF(instr);   dst  <= `F_VMAXPOOL_DST(instr);
+                src0_buf <= `F_VMAXPOOL_SRC0_BUF(instr); src0 <= `F_VMAXPOOL_SRC0(instr);
+                in_h <= `F_VMAXPOOL_IN_H(instr);         in_w <= `F_VMAXPOOL_IN_W(instr);
+                channels <= `F_VMAXPOOL_CHANNELS(instr);
+            end else if (in_unary) begin
+                dst_buf <= `F_VRELU_DST_BUF(instr);      dst  <= `F_VRELU_DST(instr);
+                src0_buf <= `F_VRELU_SRC0_BUF(instr);    src0 <= `F_VRELU_SRC0(instr);
+                len <= `F_VRELU_LEN(instr);
+                lo <= `F_VCLIP_LO(instr);                hi <= `F_VCLIP_HI(instr);
+                shamt <= `F_VSHR_SHIFT(instr);
+            end else begin
+                dst_buf <= `F_VADD_DST_BUF(instr);       dst  <= `F_VADD_DST(instr);
+                src0_buf <= `F_VADD_SRC0_BUF(instr);     src0 <= `F_VADD_SRC0(instr);
+                src1_buf <= `F_VADD_SRC1_BUF(instr);     src1 <= `F_VADD_SRC1(instr);
+                len <= `F_VADD_LEN(instr);
+                // vbias and vrequant place channels identically (checked by test_lint.py)
+                channels <= `F_VREQUANT_CHANNELS(instr);
+                zp <= `F_VREQUANT_ZP(instr);             relu <= `F_VREQUANT_RELU(instr);
+            end
+        end else if (done) begin
+            state <= IDLE;
+        end
+    end
+
+    wire is_pool    = op == OP_VMAXPOOL || op == OP_VSUMPOOL;
+    wire is_requant = op == OP_VREQUANT;
+
+    // channel c of lane l of a chunk whose lane 0 is channel c0: (c0 + l) mod channels,
+    // stepped lane by lane so channels < L wraps correctly
+    function [CW-1:0] ch_next;
+        input [CW-1:0] c;
+        input [CW-1:0] n;
+        ch_next = (c + 1'b1 == n) ? {CW{1'b0}} : c + 1'b1;
+    endfunction
+
+    // ---------------------------------------------------------------- issue stage
+    reg           iss;                 // emitting tokens
+    reg  [16:0]   rem;                 // elementwise: elements not yet issued
+    reg  [AW-1:0] a_ptr, b_ptr, d_ptr;
+    reg  [CW-1:0] c0;
+    // pooling loop: kx, ky innermost, then the channel chunk cb, then ox, oy
+    reg  [7:0]    kx, ky;
+    reg  [CW-1:0] cb;
+    reg  signed [SW-1:0] x0, y0;       // window origin in input coordinates (may be < 0)
+    reg  [AW-1:0] d_pix;               // dst address of the current output pixel
+
+    wire [CW-1:0] iss_ch [0:L];
+    assign iss_ch[0] = c0;
+    genvar l;
+    generate
+        for (l = 0; l < L; l = l + 1) begin : g_issch
+            assign iss_ch[l+1] = ch_next(iss_ch[l], channels);
+        end
+    endgenerate
+
+    wire kx_last = kx == pool_kw - 1'b1;
+    wire ky_last = ky == pool_kh - 1'b1;
+    wire cb_last = {1'b0, cb} + L >= {1'b0, channels};
+    wire signed [SW-1:0] x_next = x0 + $signed({6'd0, pool_sw});
+    wire signed [SW-1:0] y_next = y0 + $signed({6'd0, pool_sh});
+    wire ox_last = x_next + $signed({6'd0, pool_kw}) > $signed({4'd0, in_w}) + $signed({10'd0, pool_pr});
+    wire oy_last = y_next + $signed({6'd0, pool_kh}) > $signed({4'd0, in_h}) + $signed({10'd0, pool_pb});
+    wire signed [SW-1:0] iy = y0 + $signed({6'd0, ky});
+    wire signed [SW-1:0] ix = x0 + $signed({6'd0, kx});
+    wire pool_inb = iy >= 0 && iy < $signed({4'd0, in_h}) && ix >= 0 && ix < $signed({4'd0, in_w});
+    // pixel index of (iy, ix), meaningful only when pool_inb (both then >= 0)
+    wire [AW-1:0] pix = {{(AW-SW){1'b0}}, iy} * in_w + {{(AW-SW){1'b0}}, ix};
+
+    wire          t_last = is_pool ? (kx_last && ky_last && cb_last && ox_last && oy_last)
+                                   : rem <= L;
+    wire [L-1:0]  t_mask;
+    generate
+        for (l = 0; l < L; l = l + 1) begin : g_mask
+            assign t_mask[l] = is_pool ? ({1'b0, cb} + l < {1'b0, channels}) : (rem > l);
+        end
+    endgenerate
+
+    // token: {last, wr, first, inb, a_addr, b_addr, d_addr, c0, mask}
+    localparam integer TW = 4 + 3 * AW + CW + L;
+    wire [TW-1:0] tok_in = is_pool
+        ? {t_last, kx_last && ky_last, kx == 8'd0 && ky == 8'd0, pool_inb,
+           src0 + pix * channels + cb, {AW{1'b0}}, d_pix + cb, {CW{1'b0}}, t_mask}
+        : {t_last, 1'b1, 1'b1, 1'b1, a_ptr, b_ptr, d_ptr, c0, t_mask};
+
+    always @(posedge clk) begin
+        if (rst) begin
+            iss <= 1'b0;
+        end else if (take) begin
+            iss   <= in_pool || in_binary || in_unary;
+            rem   <= {1'b0, in_pool ? 16'd0 : `F_VADD_LEN(instr)};
+            a_ptr <= `F_VADD_SRC0(instr);
+            b_ptr <= `F_VADD_SRC1(instr);
+            d_ptr <= `F_VADD_DST(instr);
+            d_pix <= `F_VADD_DST(instr);
+            c0 <= {CW{1'b0}};
+            kx <= 8'd0; ky <= 8'd0; cb <= {CW{1'b0}};
+            x0 <= -$signed({10'd0, pool_pl});
+            y0 <= -$signed({10'd0, pool_pt});
+        end else if (iss) begin
+            if (t_last) iss <= 1'b0;
+            rem   <= rem - L;
+            a_ptr <= a_ptr + L;
+            b_ptr <= b_ptr + L;
+            d_ptr <= d_ptr + L;
+            c0    <= iss_ch[L];
+            if (!kx_last) kx <= kx + 1'b1;
+            else begin
+                kx <= 8'd0;
+                if (!ky_last) ky <= ky + 1'b1;
+                else begin
+                    ky <= 8'd0;
+                    if (!cb_last) cb <= cb + L;
+                    else begin
+                        cb <= {CW{1'b0}};
+                        d_pix <= d_pix + channels;
+                        if (!ox_last) x0 <= x_next;
+                        else begin
+                            x0 <= -$signed({10'd0, pool_pl});
+                            y0 <= y_next;
+                        end
+                    end
+                end
+            end
+        end
+    end
+
+    // ---------------------------------------------------------------- P-stage pipeline
+    wire [TW-1:0] tok;
+    wire          tok_v;
+    generate
+        if (P == 0) begin : g_nopipe
+            assign tok   = tok_in;
+            assign tok_v = iss;
+        end else begin : g_pipe
+            reg [TW-1:0] stage [0:P-1];
+            reg [P-1:0]  valid;
+            wire [P:0]   vchain = {valid, iss};
+            integer s;
+            always @(posedge clk) begin
+                valid <= rst ? {P{1'b0}} : vchain[P-1:0];
+                stage[0] <= tok_in;
+                for (s = 1; s < P; s = s + 1) stage[s] <= stage[s-1];
+            end
+            assign tok   = stage[P-1];
+            assign tok_v = valid[P-1];
+        end
+    endgenerate
+
+    wire          r_last  = tok[TW-1];
+    wire          r_wr    = tok[TW-2];
+    wire          r_first = tok[TW-3];
+    wire          r_inb   = tok[TW-4];
+    wire [AW-1:0] r_a     = tok[L + CW + 3*AW - 1 -: AW];
+    wire [AW-1:0] r_b     = tok[L + CW + 2*AW - 1 -: AW];
+    wire [AW-1:0] r_d     = tok[L + CW + AW - 1 -: AW];
+    wire [CW-1:0] r_c0    = tok[L + CW - 1 -: CW];
+    wire [L-1:0]  r_mask  = tok[L-1:0];
+
+    // ---------------------------------------------------------------- read / compute / write
+    wire dst_wide = dst_buf == BUF_ABUF[1:0];
+    wire [CW-1:0] rd_ch [0:L];
+    assign rd_ch[0] = r_c0;
+    assign rd_a_sel = src0_buf;
+    assign rd_b_sel = src1_buf;
+    assign rd_c_sel = src1_buf;
+
+    reg  [47:0]   pool_acc [0:L-1];
+    wire [L*32-1:0]  res, rq_res;
+    wire [L*64-1:0]  rq_prod;
+    reg  [L*64-1:0]  s1_prod;
+    reg  [L*6-1:0]   s1_shift;
+    reg  [L*32-1:0]  s2_res;
+    reg  [1:0]       rq_v, rq_last;
+    reg  [AW-1:0]    s1_d, s2_d;
+    reg  [L-1:0]     s1_mask, s2_mask;
+
+    generate
+        for (l = 0; l < L; l = l + 1) begin : g_lane
+            wire [31:0] a = rd_a_data[32*l +: 32];
+            wire [47:0] acc_d;
+            assign rd_ch[l+1] = ch_next(rd_ch[l], channels);
+            assign rd_a_addr[AW*l +: AW] = r_a + l;
+            assign rd_b_addr[AW*l +: AW] =
+                op == OP_VBIAS    ? src1 + rd_ch[l] :
+                op == OP_VREQUANT ? src1 + {rd_ch[l], 1'b0} :
+                op == OP_VLUT     ? src1 + {a[7] ^ 1'b1, a[6:0]} :  // table index = value + 128
+                                    r_b + l;
+            assign rd_c_addr[AW*l +: AW] = src1 + {rd_ch[l], 1'b0} + 1'b1;
+
+            vector_lane u_lane (
+                .op(op), .dst_wide(dst_wide), .a(a), .b(rd_b_data[32*l +: 32]),
+                .lo(lo), .hi(hi), .shamt(shamt),
+                .first(r_first), .inb(r_inb), .acc_q(pool_acc[l]), .acc_d(acc_d),
+                .res(res[32*l +: 32]),
+                .rq_prod(rq_prod[64*l +: 64]), .rq_prod_q(s1_prod[64*l +: 64]),
+                .rq_shift_q(s1_shift[6*l +: 6]), .rq_zp(zp), .rq_relu(relu),
+                .rq_res(rq_res[32*l +: 32]));
+
+            always @(posedge clk) if (tok_v && is_pool) pool_acc[l] <= acc_d;
+        end
+    endgenerate
+
+    // vrequant: stage 1 registers the products and shifts, stage 2 the rounded results
+    integer i;
+    always @(posedge clk) begin
+        rq_v    <= rst ? 2'b00 : {rq_v[0], tok_v && is_requant};
+        rq_last <= {rq_last[0], r_last};
+        s1_prod <= rq_prod;
+        s1_d    <= r_d;
+        s1_mask <= r_mask;
+        s2_res  <= rq_res;
+        s2_d    <= s1_d;
+        s2_mask <= s1_mask;
+        for (i = 0; i < L; i = i + 1) s1_shift[6*i +: 6] <= rd_c_data[32*i +: 6];
+    end
+
+    assign final_write = is_requant ? (rq_v[1] && rq_last[1]) : (tok_v && r_last);
+    assign wr_sel  = dst_buf;
+    assign wr_en   = is_requant ? (rq_v[1] ? s2_mask : {L{1'b0}})
+                                : ((tok_v && r_wr) ? r_mask : {L{1'b0}});
+    generate
+        for (l = 0; l < L; l = l + 1) begin : g_wr
+            assign wr_addr[AW*l +: AW] = (is_requant ? s2_d : r_d) + l;
+        end
+    endgenerate
+    assign wr_data = is_requant ? s2_res : res;
+endmodule
+`default_nettype wire
