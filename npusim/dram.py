@@ -10,8 +10,10 @@ BURST_BEATS = 16  # beats a channel holds the port for before others may interle
 class DramPort:
     """DRAM data beats are serialized on one port of `bytes_per_cycle`; transfers interleave by bursts.
 
-    A transfer's beats are split into bursts of at most `burst_beats` cycles; each burst takes
-    the port (FIFO), so concurrent transfers share the bandwidth instead of ignoring each other.
+    A transfer's beats are cut into bursts of `burst_beats` cycles. The port is granted first
+    come, first served; the holder hands it over at the end of its first burst that ends at or
+    after the cycle another channel asked for it (it always completes at least one burst), and
+    otherwise keeps it. Concurrent transfers therefore share the bandwidth burst by burst.
     """
 
     def __init__(self, env: simpy.Environment, bytes_per_cycle: int,
@@ -24,6 +26,7 @@ class DramPort:
         self.port = simpy.Resource(env, capacity=1)
         self.busy_cycles = 0
         self.bytes = {"read": 0, "write": 0}
+        self._preempt = None  # fires when someone queues behind a holder running many bursts
 
     def beats(self, nbytes: int) -> int:
         return -(-nbytes // self.bytes_per_cycle)
@@ -31,25 +34,35 @@ class DramPort:
     def transfer(self, nbytes: int, direction: str):
         """SimPy process body: move `nbytes` over the port; returns the cycles spent waiting.
 
-        Between bursts the port is handed over only if someone is queued for it; keeping it
-        otherwise is the same schedule as release-and-re-request, with two fewer events a burst.
+        A holder with many bursts left and nobody waiting sleeps until its last beat, woken early
+        only when a request arrives: a few events per transfer instead of one per burst.
         """
-        env, port = self.env, self.port
+        env, port, burst = self.env, self.port, self.burst_beats
         remaining = self.beats(nbytes)
         stalled = 0
         self.bytes[direction] += nbytes
         self.busy_cycles += remaining
         while remaining:
             req = port.request()
-            if not req.triggered:  # a free port is granted at once: no event to wait for
+            if not req.triggered:  # the port is held: ask the holder to stop at a burst end
+                if self._preempt is not None and not self._preempt.triggered:
+                    self._preempt.succeed()
                 t0 = env.now
                 yield req
                 stalled += env.now - t0
-            while True:
-                burst = min(remaining, self.burst_beats)
-                yield env.timeout(burst)
-                remaining -= burst
-                if not remaining or port.queue:
-                    break
+            if remaining <= burst or port.queue:
+                step = min(remaining, burst)
+                yield env.timeout(step)
+            else:
+                start = env.now
+                self._preempt = preempt = env.event()
+                yield env.timeout(remaining) | preempt
+                self._preempt = None
+                step = remaining
+                if preempt.triggered:  # finish the burst in progress, then hand over
+                    step = min(remaining, max(burst, -(-(env.now - start) // burst) * burst))
+                    if start + step > env.now:
+                        yield env.timeout(start + step - env.now)
+            remaining -= step
             port.release(req)
         return stalled

@@ -87,7 +87,7 @@ class System:
             blocked = self._first_blocked()
             where = dict(core=blocked[0], unit=blocked[1], index=blocked[2], instr=blocked[3]) \
                 if blocked else {}
-            if env.peek() != float("inf"):
+            if not self._all_blocked():
                 raise CycleLimitExceeded(
                     f"the run passed max_cycles={max_cycles} before every core finished",
                     self.waiting(), cycle=env.now,
@@ -99,6 +99,19 @@ class System:
                 cycle=stuck, hint="check that every wait has a matching signal and every core "
                 "reaches every gbarrier", **where)
         return max((c.done_at for c in self.cores), default=0)
+
+    def _all_blocked(self) -> bool:
+        """Every unfinished unit waits on another (a deadlock), none is merely slow.
+
+        Checked by state rather than by the event queue, which may still hold a DRAM port's
+        stale wake-up after everything else has stopped."""
+        for core in self.cores:
+            d = core.dispatcher
+            if not d.finished and d.waiting is None:
+                return False
+            if any(u.current is not None and u.waiting is None for u in core.units.values()):
+                return False
+        return True
 
     def _first_blocked(self):
         for core in self.cores:

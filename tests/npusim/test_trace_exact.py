@@ -100,3 +100,25 @@ def test_cores_contend_for_dram():
     assert res.units["core1.dma0"]["stall_dram"] == 16 + 16
     alone = simulate([prog], "npu-tiny -num-cores=2")
     assert alone.cycles == 1 + 2 + 32 + 10 < res.cycles
+
+
+def test_three_channels_queue_for_the_port_first_come_first_served():
+    # dma0 (64 beats) holds the port from 3; dma1 (4 beats) asks at 4, dma2 (16 beats) at 5.
+    # dma0 hands over at the end of its first burst (19); then dma1 19..23, dma2 23..39, and
+    # dma0 takes its remaining 48 beats 39..87; each ends 10 cycles after its last beat.
+    prog = [load(0, "ibuf", rows=16, cols=16), load(1, "wbuf", rows=4, cols=4),
+            load(2, "obuf", rows=4, cols=16)]
+    res = simulate(prog, "npu-tiny -dma-engines=3")
+    assert rows(res) == [("dma0", "load", 1, 97), ("dma1", "load", 2, 33), ("dma2", "load", 3, 49)]
+    assert [res.units[f"core0.dma{c}"]["stall_dram"] for c in range(3)] == [20, 15, 18]
+
+
+def test_a_late_request_waits_for_the_burst_in_progress():
+    # dma0 streams 64 beats from 3 with nobody waiting; dma1 asks at 24, in the second burst
+    # (19..35): dma0 stops at 35, dma1 runs 35..39, dma0 finishes its 32 beats 39..71.
+    prog = [load(0, "ibuf", rows=16, cols=16)] + [I("nop")] * 20 + [load(1, "wbuf")]
+    res = simulate(prog, "npu-tiny -dma-engines=2")
+    assert [r for r in rows(res) if r[0] != "dispatch"] == [("dma0", "load", 1, 81),
+                                                            ("dma1", "load", 22, 49)]
+    assert res.units["core0.dma0"]["stall_dram"] == 4
+    assert res.units["core0.dma1"]["stall_dram"] == 11
