@@ -146,3 +146,13 @@ def test_every_fault_is_a_simulation_fault():
     for cls in (IllegalInstructionError, MemoryFault, SyncFault, DeadlockError,
                 CycleLimitExceeded, InputError):
         assert issubclass(cls, SimulationFault)
+
+
+def test_deadlock_is_not_mistaken_for_the_cycle_limit():
+    # A long transfer leaves the DRAM port's wake-up pending; the wait still deadlocks.
+    prog = [I("load", chan=0, buf="ibuf", sram=0, dram=0, rows=64, cols=64, stride=64),
+            I("wait", unit="vector", sem=0)]
+    with pytest.raises(DeadlockError) as e:
+        simulate(prog, "npu-tiny", max_cycles=100_000)
+    assert e.value.waiting["core0.vector"].startswith("wait sem=0 (value 0) at [1]")
+    assert e.value.cycle == 1 + 2 + 1024 + 10
