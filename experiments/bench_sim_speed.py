@@ -99,6 +99,10 @@ def main(argv=None) -> int:
     ap.add_argument("--profile", action="store_true", help="cProfile each mode")
     args = ap.parse_args(argv)
     target = Target.create(args.target)
+    if target.array_cols < COUT or target.derived.dram_bytes < Y_DRAM + SLOTS * TILE_OUT:
+        ap.error(f"the benchmark's conv tile needs >= {COUT} array columns and >= 32 MiB DRAM; "
+                 f"{args.target} has {target.array_cols} and {target.dram_mb} MiB "
+                 "(try npu-edge or npu-server)")
     t0 = time.perf_counter()
     prog = conv_layer_program(tiles_for(args.instructions))
     build_s = time.perf_counter() - t0
