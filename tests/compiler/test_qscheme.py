@@ -1,0 +1,79 @@
+"""The int8 scheme's formulas: multipliers, weights, bias, add parameters, sigmoid LUT."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from compiler import qscheme as qs
+from compiler.errors import QuantizationError
+from isa.semantics import requantize
+
+
+@pytest.mark.parametrize("m,expected", [
+    (0.5, (2**30, 31)), (1.0, (2**30, 30)), (0.75, (3 * 2**29, 31)), (0.0, (0, 0)),
+    (2.0**-40, (2**23, 63)),  # shift would be 70 > 63: 7 low mult bits are dropped
+])
+def test_known_multipliers(m, expected):
+    assert qs.quantize_multiplier(m) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.floats(min_value=2.0**-32, max_value=2.0**20, allow_nan=False))
+def test_multiplier_is_normalized_and_accurate(m):
+    mult, shift = qs.quantize_multiplier(m)
+    assert 2**30 <= mult <= 2**31 - 1 and 0 <= shift <= 63
+    assert abs(mult * 2.0**-shift - m) <= m * 2.0**-30
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(-(2**31), 2**31 - 1), st.floats(1e-4, 1.0))
+def test_vrequant_with_quantized_multiplier_rounds_like_floats(acc, m):
+    mult, shift = qs.quantize_multiplier(m)
+    got = int(requantize(np.array([acc]), np.array([mult]), np.array([shift]), 0, False, 1)[0])
+    want = int(np.clip(math.floor(acc * m + 0.5), -128, 127))
+    # one rounding of acc * mult / 2^shift; mult is exact to 2^-31 relative
+    assert abs(got - want) <= 1
+
+
+def test_multiplier_limits():
+    with pytest.raises(QuantizationError, match=">= 2\\^31"):
+        qs.quantize_multiplier(2.0**32)
+    with pytest.raises(QuantizationError, match="finite"):
+        qs.quantize_multiplier(float("nan"))
+
+
+def test_per_channel_weights_and_bias():
+    w = np.array([[0.5, -2.0, 0.0], [0.25, 1.0, 0.0]], np.float32)   # (in=2, out=3)
+    q, s = qs.quantize_weights(w, axis=1)
+    assert s.tolist() == [0.5 / 127, 2.0 / 127, 1.0]                 # zero channel -> 1
+    assert q.tolist() == [[127, -127, 0], [64, 64, 0]]               # 63.5 -> 64 (rint: even)
+    b = qs.quantize_bias(np.array([1.0, -1.0, 1e9]), np.array([0.01, 0.001, 1e-3]))
+    assert b.tolist() == [100, -1000, 2**31 - 1] and b.dtype == np.int32
+
+
+def test_add_params_keep_products_in_int32():
+    lm, rm, sh = qs.add_params(0.8, 0.3)
+    assert sh == 15 and (lm, rm) == (round(0.8 * 2**15), round(0.3 * 2**15))
+    assert max(lm, rm) * 128 * 2 < 2**31
+    assert qs.add_params(1e6, 1.0)[2] == 0            # huge ratio: no fractional bits needed
+    assert qs.add_params(1e-12, 1e-12)[2] == 31       # the vshr field is 5 bits
+
+
+def test_clip_bounds_and_sigmoid_table():
+    assert qs.clip_bounds(0.0, 6.0, 0.05) == (0, 120)
+    assert qs.clip_bounds(0.0, 6.0, 0.01) == (0, 127)   # saturates to int8
+    assert qs.clip_bounds(-np.inf, np.inf, 1.0) == (-128, 127)
+    t = qs.sigmoid_table(0.1, 1 / 127)
+    assert t.shape == (256,) and t.dtype == np.int8
+    assert t[128] == 64                                   # sigmoid(0) = 0.5 -> 63.5 -> 64
+    assert t[0] == round(127 / (1 + math.exp(12.8))) and t[255] == 127
+    assert np.all(np.diff(t.astype(int)) >= 0)
+
+
+def test_host_quantize_dequantize():
+    q = qs.quantize(np.array([0.0, 0.25, -1.0, 100.0]), 0.5)
+    assert q.tolist() == [0, 0, -2, 127]                  # 0.5 -> 0 (half to even)
+    assert qs.dequantize(q, 0.5).tolist() == [0.0, 0.0, -1.0, 63.5]
