@@ -57,17 +57,19 @@ class UnitBench:
         bench = cls(dut, unit)
         Clock(dut.clk, 10, unit="ns").start()
         await bench.driver.reset()
+        bench.model.reset_registers()
         bench.monitor = CycleMonitor(dut)
         return bench
 
     # ---- memories: every write goes to the model and the RTL alike
-    def poke(self, buf: str, addr: int, values) -> None:
-        self.model.poke(buf, addr, values)
-        self.buffers.write(buf, addr, values)
-
-    def poke_dram(self, addr: int, data: bytes) -> None:
-        self.model.dram.bytes[addr:addr + len(data)] = list(data)
-        self.dram.write(addr, list(data))
+    def poke(self, space: str, addr: int, values) -> None:
+        """Write a buffer's elements, or DRAM bytes (space "dram")."""
+        if space == "dram":
+            self.model.dram.bytes[addr:addr + len(values)] = np.asarray(values, dtype=np.uint8)
+            self.dram.write(addr, values)
+        else:
+            self.model.poke(space, addr, values)
+            self.buffers.write(space, addr, values)
 
     def compare(self, instr, space: str, addr: int, count: int) -> bool:
         if space == "dram":

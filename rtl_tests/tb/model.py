@@ -16,6 +16,12 @@ class NpuModel:
         self.state = CoreState(target)
         self.dram = Dram(dram_bytes)
 
+    def reset_registers(self) -> None:
+        """What the RTL's reset does: config registers to their spec reset values, memories kept."""
+        for regs in self.state.regs.values():
+            for name in regs:
+                regs[name] = self.state.spec.registers[name].reset
+
     def poke(self, buf: str, addr: int, values) -> None:
         arr = self.state.buffers[buf]
         arr[addr:addr + len(values)] = np.asarray(values).astype(arr.dtype)
