@@ -11,7 +11,7 @@ from .passes import PassContext, PassManager
 
 DEFAULT_PIPELINE = ("simplify, fold-constants, fold-bn, convert-layout, calibrate, fuse, "
                     "quantize, plan-memory")
-FLOAT_PIPELINE = "simplify, fold-constants, fold-bn, convert-layout, fuse"
+FLOAT_PIPELINE = "simplify, fold-constants, fold-bn, convert-layout, fuse, plan-memory"
 
 
 def load_model(model, **model_kwargs) -> Graph:
@@ -57,3 +57,10 @@ def build_quantized(model, calib_inputs=None, *, num_calib: int = 8, seed: int =
         q.meta["memory_plan"] = plan_memory(q)
     return QuantizedModule(graph=q, float_graph=graph, pipeline=pm, target=target,
                            log=ctx.log)
+
+
+def build_float(model, pipeline: str | None = None, **model_kwargs) -> Graph:
+    """The unquantized hand-off (fp16 targets): the simplified, BN-folded, NHWC, fused float
+    graph, with graph.meta['memory_plan'] sized for its float32 tensors."""
+    return PassManager.from_string(pipeline or FLOAT_PIPELINE).run(
+        load_model(model, **model_kwargs))

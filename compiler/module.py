@@ -19,7 +19,7 @@ PARAM_ROLES = ("weight", "bias", "mult", "shift", "table")
 
 @dataclass(frozen=True)
 class InputBinding:
-    """Float graph input `name` becomes int8 NPU input `qname`: x_q = sat8(rint(x[perm] / scale))."""
+    """Float input `name` becomes int8 NPU input `qname`: sat8(rint(x.transpose(perm) / scale))."""
 
     name: str
     qname: str

@@ -35,8 +35,8 @@ class Pass:
     def __init__(self, **options):
         for key in options:
             if key not in self.OPTIONS:
-                raise PassError(f"pass '{self.name}' has no option '{key}'; "
-                                f"{did_you_mean(key, self.OPTIONS) if self.OPTIONS else 'it takes none'}")
+                known = did_you_mean(key, self.OPTIONS) if self.OPTIONS else "it takes none"
+                raise PassError(f"pass '{self.name}' has no option '{key}'; {known}")
         self.options = {**self.OPTIONS, **options}
 
     def run(self, graph: Graph, ctx: PassContext) -> Graph:

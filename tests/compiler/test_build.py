@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from compiler import CompilerError, QuantizedModule, build_quantized, zoo
+from compiler import CompilerError, QuantizedModule, build_float, build_quantized, zoo
+from compiler.reference import run_float
 from compiler import qscheme as qs
 from compiler.frontend import export_onnx
 
@@ -36,7 +37,8 @@ def test_run_is_quantize_then_integer_reference_then_dequantize(resnet18_q, feed
     q_in = resnet18_q.quantize_inputs(x)
     assert q_in["input.nhwc"].shape == (1, 32, 32, 3) and q_in["input.nhwc"].dtype == np.int8
     np.testing.assert_array_equal(
-        q_in["input.nhwc"], qs.quantize(x["input"].transpose(0, 2, 3, 1), resnet18_q.inputs[0].scale))
+        q_in["input.nhwc"],
+        qs.quantize(x["input"].transpose(0, 2, 3, 1), resnet18_q.inputs[0].scale))
     q_out = resnet18_q.run_int(q_in)
     want = q_out["fc"].astype(np.float64) * resnet18_q.outputs[0].scale
     np.testing.assert_allclose(resnet18_q.run(x)["fc"], want, rtol=1e-6)
@@ -61,3 +63,14 @@ def test_build_errors():
     with pytest.raises(CompilerError, match="cannot build from int"):
         build_quantized(3)
     assert build_quantized("mlp", num_calib=1, target="npu-tiny").target.tag == "npu-tiny"
+
+
+def test_build_float_is_the_fused_nhwc_float_graph(feed):
+    g0 = zoo.get("small_cnn")
+    g = build_float(g0)
+    assert g.ops() == {"layout_transform": 1, "fused.conv2d": 2, "nn.max_pool2d": 2,
+                       "flatten": 1, "fused.dense": 2}
+    assert g.meta["memory_plan"].offset("pool1") >= 0
+    x = feed(g0)
+    np.testing.assert_allclose(run_float(g, x)["fc2"], run_float(g0, x)["fc2"], rtol=1e-5,
+                               atol=1e-5)

@@ -92,7 +92,8 @@ def test_shape_error_names_node_and_shapes():
     g = _tiny()
     g.constants["w"] = np.ones((5, 2), np.float32)
     g.types["w"] = TensorType((5, 2))
-    with pytest.raises(GraphError, match=r"node .y. \(nn.dense\).*has 4 features, w is Tensor\[\(5, 2\)"):
+    with pytest.raises(GraphError,
+                       match=r"node .y. \(nn.dense\).*has 4 features, w is Tensor\[\(5, 2\)"):
         verify(g)
 
 

@@ -1,0 +1,248 @@
+"""ONNX op handlers: each converts one ONNX node into graph IR ops (see onnx_import)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..ir.types import TensorType
+from .onnx_import import _array, _Importer, handler
+
+
+# ---------------------------------------------------------------- window helpers
+
+def _window_attrs(im: _Importer, in_hw: tuple, kernel: tuple, dilations=(1, 1)) -> dict:
+    strides = tuple(im.attr("strides", [1, 1]))
+    auto_pad = im.attr("auto_pad", b"NOTSET")
+    auto_pad = auto_pad.decode() if isinstance(auto_pad, bytes) else auto_pad
+    if len(kernel) != 2:
+        im.fail(f"only 2-D windows are supported, kernel_shape is {list(kernel)}")
+    if auto_pad in ("NOTSET", ""):
+        p = tuple(im.attr("pads", [0, 0, 0, 0]))
+    elif auto_pad == "VALID":
+        p = (0, 0, 0, 0)
+    elif auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        total = [max((-(-s // st) - 1) * st + d * (k - 1) + 1 - s, 0)
+                 for s, st, k, d in zip(in_hw, strides, kernel, dilations)]
+        lo = [t // 2 if auto_pad == "SAME_UPPER" else t - t // 2 for t in total]
+        p = (lo[0], lo[1], total[0] - lo[0], total[1] - lo[1])
+    else:
+        im.fail(f"auto_pad '{auto_pad}' is not one of NOTSET, VALID, SAME_UPPER, SAME_LOWER")
+    # ONNX pads are (x1_begin, x2_begin, x1_end, x2_end) = (top, left, bottom, right).
+    return {"strides": strides, "pads": p}
+
+
+def _no_ceil_mode(im: _Importer) -> None:
+    if im.attr("ceil_mode", 0):
+        im.fail("ceil_mode=1 is not supported; pad the bottom/right explicitly instead")
+
+
+# ---------------------------------------------------------------- handlers
+
+@handler("Conv")
+def _conv(im: _Importer):
+    x, w = im.input(0), im.input(1)
+    wt = im.type_of(w)
+    if wt.rank != 4:
+        im.fail(f"only 2-D convolution is supported, weights are {wt}")
+    kernel = tuple(im.attr("kernel_shape", wt.shape[2:]))
+    dil = tuple(im.attr("dilations", [1, 1]))
+    attrs = _window_attrs(im, im.type_of(x).shape[2:], kernel, dil)
+    has_bias = im.input(2) is not None
+    out = im.emit("nn.conv2d", [x, w], im.tmp("conv") if has_bias else None, dilations=dil,
+                  groups=im.attr("group", 1), **attrs)
+    if has_bias:
+        im.emit("nn.bias_add", [out, im.input(2)], axis=1)
+
+
+@handler("Gemm")
+def _gemm(im: _Importer):
+    a, alpha, beta = im.input(0), im.attr("alpha", 1.0), im.attr("beta", 1.0)
+    if im.type_of(a).rank != 2:
+        im.fail(f"Gemm input A must be 2-D, got {im.type_of(a)}")
+    if im.attr("transA", 0):
+        a = im.emit("transpose", [a], im.tmp("At"), axes=(1, 0))
+    trans_b = im.attr("transB", 0)
+    has_c = im.input(2) is not None
+    out = im.tmp("gemm") if has_c else None
+    if im.is_const(im.input(1)):
+        b = im.const(1, "B")
+        w = (b.T if trans_b else b) * np.float32(alpha)
+        im.emit("nn.dense", [a, im.constant(w.astype(b.dtype), f"{im.input(1)}__w")], out)
+    else:
+        if alpha != 1.0:
+            im.fail("alpha != 1 needs a constant B")
+        b = im.input(1)
+        if trans_b:
+            b = im.emit("transpose", [b], im.tmp("Bt"), axes=(1, 0))
+        im.emit("nn.matmul", [a, b], out)
+    if has_c:
+        c = im.input(2)
+        if im.is_const(c):
+            cv = im.consts[c] * np.float32(beta)
+            n = im.type_of(out).shape[1]
+            if cv.size == n and cv.shape in ((n,), (1, n)):
+                b = c if beta == 1.0 and cv.shape == (n,) else im.constant(cv.reshape(n),
+                                                                          f"{c}__bias")
+                return im.emit("nn.bias_add", [out, b], axis=-1)
+            c = im.constant(cv.astype(np.float32), f"{c}__c")
+        elif beta != 1.0:
+            im.fail("beta != 1 needs a constant C")
+        im.emit("add", [out, c])
+
+
+@handler("MatMul")
+def _matmul(im: _Importer):
+    a, b = im.input(0), im.input(1)
+    if im.is_const(b) and im.type_of(b).rank == 2:
+        im.emit("nn.dense", [a, b])
+    else:
+        im.emit("nn.matmul", [a, b])
+
+
+@handler("Relu")
+def _relu(im: _Importer):
+    im.emit("nn.relu", [im.input(0)])
+
+
+@handler("Sigmoid")
+def _sigmoid(im: _Importer):
+    im.emit("sigmoid", [im.input(0)])
+
+
+@handler("Identity")
+def _identity(im: _Importer):
+    im.emit("identity", [im.input(0)])
+
+
+@handler("Dropout")
+def _dropout(im: _Importer):
+    im.single_output()
+    ratio = im.attr("ratio", 0.5)
+    if im.input(1) is not None:
+        ratio = float(im.const(1, "ratio").reshape(-1)[0])
+    if im.input(2) is not None and bool(im.const(2, "training_mode").reshape(-1)[0]):
+        im.fail("training_mode=true; only inference graphs are supported")
+    im.emit("nn.dropout", [im.input(0)], rate=ratio)
+
+
+@handler("Clip")
+def _clip(im: _Importer):
+    if im.opset < 11:
+        lo, hi = im.attr("min", -np.inf), im.attr("max", np.inf)
+    else:
+        lo = float(im.const(1, "min").reshape(-1)[0]) if im.input(1) else -np.inf
+        hi = float(im.const(2, "max").reshape(-1)[0]) if im.input(2) else np.inf
+    im.emit("clip", [im.input(0)], min=lo, max=hi)
+
+
+def _channel_bias(xt: TensorType, c: np.ndarray):
+    """`c` as a 1-D bias if it varies only along the channel axis of a 2-D/4-D `xt`."""
+    if xt.rank not in (2, 4) or c.ndim > xt.rank:
+        return None
+    axis = 1 if xt.rank == 4 else xt.rank - 1
+    expect = [1] * xt.rank
+    expect[axis] = xt.shape[axis]
+    padded = [1] * (xt.rank - c.ndim) + list(c.shape)  # numpy right-aligns shapes
+    return c.reshape(-1) if padded == expect else None
+
+
+@handler("Add")
+def _add(im: _Importer):
+    x, y = im.input(0), im.input(1)
+    if im.is_const(x) and not im.is_const(y):
+        x, y = y, x
+    # A constant that only varies along the channel axis is a bias (the form exporters
+    # use for Conv+Add); recognising it lets FuseOps fold it into the conv's epilogue.
+    bias = _channel_bias(im.type_of(x), im.consts[y]) if im.is_const(y) else None
+    if bias is not None:
+        b = y if bias.shape == im.consts[y].shape else im.constant(bias, f"{y}__bias")
+        return im.emit("nn.bias_add", [x, b],
+                       axis=1 if im.type_of(x).rank == 4 else -1)
+    im.emit("add", [x, y])
+
+
+@handler("Mul")
+def _mul(im: _Importer):
+    im.emit("multiply", [im.input(0), im.input(1)])
+
+
+@handler("MaxPool")
+def _maxpool(im: _Importer):
+    im.single_output()
+    _no_ceil_mode(im)
+    if tuple(im.attr("dilations", [1, 1])) != (1, 1):
+        im.fail("dilated max pooling is not supported")
+    kernel = tuple(im.attr("kernel_shape"))
+    x = im.input(0)
+    im.emit("nn.max_pool2d", [x], kernel=kernel,
+            **_window_attrs(im, im.type_of(x).shape[2:], kernel))
+
+
+@handler("AveragePool")
+def _avgpool(im: _Importer):
+    _no_ceil_mode(im)
+    kernel = tuple(im.attr("kernel_shape"))
+    x = im.input(0)
+    im.emit("nn.avg_pool2d", [x], kernel=kernel,
+            count_include_pad=bool(im.attr("count_include_pad", 0)),
+            **_window_attrs(im, im.type_of(x).shape[2:], kernel))
+
+
+@handler("GlobalAveragePool")
+def _gap(im: _Importer):
+    im.emit("nn.global_avg_pool2d", [im.input(0)])
+
+
+@handler("BatchNormalization")
+def _bn(im: _Importer):
+    im.single_output()
+    if im.attr("training_mode", 0):
+        im.fail("training_mode=1; only inference batch norm is supported")
+    im.emit("nn.batch_norm", [im.input(i) for i in range(5)], epsilon=im.attr("epsilon", 1e-5),
+            axis=1)
+
+
+@handler("Flatten")
+def _flatten(im: _Importer):
+    im.emit("flatten", [im.input(0)], axis=im.attr("axis", 1))
+
+
+@handler("Reshape")
+def _reshape(im: _Importer):
+    x = im.input(0)
+    shape = [int(d) for d in im.const(1, "shape").reshape(-1)]
+    in_shape = im.type_of(x).shape
+    if not im.attr("allowzero", 0):  # 0 copies the input's dimension
+        shape = [in_shape[i] if d == 0 else d for i, d in enumerate(shape)]
+    im.emit("reshape", [x], shape=tuple(shape))
+
+
+@handler("Concat")
+def _concat(im: _Importer):
+    im.emit("concat", [v for v in im.node.input if v], axis=im.attr("axis"))
+
+
+@handler("Softmax")
+def _softmax(im: _Importer):
+    rank = im.type_of(im.input(0)).rank
+    axis = im.attr("axis", -1 if im.opset >= 13 else 1)
+    if im.opset < 13 and axis % rank != rank - 1:
+        im.fail(f"Softmax before opset 13 normalizes over the flattened axes {axis}.., only "
+                "the last axis is supported")
+    im.emit("nn.softmax", [im.input(0)], axis=axis)
+
+
+@handler("Transpose")
+def _transpose(im: _Importer):
+    x = im.input(0)
+    perm = im.attr("perm", list(range(im.type_of(x).rank))[::-1])
+    im.emit("transpose", [x], axes=tuple(perm))
+
+
+@handler("Constant")
+def _constant(im: _Importer):
+    import onnx.numpy_helper
+    value = im.attr("value")
+    if value is None:
+        im.fail("only the 'value' form of Constant is supported")
+    im.consts[im.node.output[0]] = _array(onnx.numpy_helper.to_array(value))
