@@ -70,7 +70,9 @@ class _Quantizer:
         s_pre = self.calibrated(a["pre_add"]) if residual else s_out
         bias_q = qs.quantize_bias(self.f.constants[b_name], s_in * s_w)
         mult, shift = qs.quantize_multipliers(s_in * s_w / s_pre)
-        act_lo, act_hi = qs.clip_bounds(a["act_min"], a["act_max"], s_pre)
+        # bounds matter only for clip (relu is vrequant's flag); others keep the int8 range
+        act_lo, act_hi = qs.clip_bounds(a["act_min"], a["act_max"], s_pre) \
+            if a["act"] == "clip" else (-128, 127)
         attrs = {"act": a["act"], "act_lo": act_lo, "act_hi": act_hi, "out_zp": 0}
         if is_conv:
             attrs.update(strides=a["strides"], pads=a["pads"], dilations=a["dilations"],
@@ -79,7 +81,8 @@ class _Quantizer:
                   self.const(f"{n.name}.mult", mult), self.const(f"{n.name}.shift", shift)]
         if residual:
             lm, rm, sh = qs.add_params(s_pre / s_out, self.scale[residual] / s_out)
-            post_lo, post_hi = qs.clip_bounds(a["post_min"], a["post_max"], s_out)
+            post_lo, post_hi = qs.clip_bounds(a["post_min"], a["post_max"], s_out) \
+                if a["post_act"] == "clip" else (-128, 127)
             attrs.update(lhs_mult=lm, rhs_mult=rm, add_shift=sh, post_act=a["post_act"],
                          post_lo=post_lo, post_hi=post_hi)
             inputs.append(residual)
