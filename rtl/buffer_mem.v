@@ -17,6 +17,8 @@ module buffer_mem #(
     input  wire [NWR*(EW/8)-1:0]   wr_be
 );
     localparam integer EB = EW / 8;
+    localparam integer IW = (DEPTH > 1) ? $clog2(DEPTH) : 1;  // index bits
+    localparam [AW:0]  LIMIT = DEPTH[AW:0];
 
     reg [EW-1:0] mem [0:DEPTH-1];
 
@@ -29,7 +31,7 @@ module buffer_mem #(
         for (i = 0; i < NRD; i = i + 1) begin : g_rd
             wire [AW-1:0] a = rd_addr[i*AW +: AW];
             // An address past the end reads zero; npusim faults on it before it gets here.
-            assign rd_data[i*EW +: EW] = (a < DEPTH) ? mem[a] : {EW{1'b0}};
+            assign rd_data[i*EW +: EW] = ({1'b0, a} < LIMIT) ? mem[a[IW-1:0]] : {EW{1'b0}};
         end
     endgenerate
 
@@ -37,10 +39,10 @@ module buffer_mem #(
     integer w, b;
     always @(posedge clk) begin
         for (w = 0; w < NWR; w = w + 1)
-            if (wr_en[w] && wr_addr[w*AW +: AW] < DEPTH)
+            if (wr_en[w] && {1'b0, wr_addr[w*AW +: AW]} < LIMIT)
                 for (b = 0; b < EB; b = b + 1)
                     if (wr_be[w*EB + b])
-                        mem[wr_addr[w*AW +: AW]][b*8 +: 8] <= wr_data[w*EW + b*8 +: 8];
+                        mem[wr_addr[w*AW +: IW]][b*8 +: 8] <= wr_data[w*EW + b*8 +: 8];
     end
 endmodule
 `default_nettype wire

@@ -39,11 +39,13 @@ module dma_addr_gen #(
     reg [DAW-1:0] drow, dplane;
     reg [AW-1:0]  srow;
 
-    wire [13:0]    c_cb    [0:BW];
-    wire [11:0]    c_r     [0:BW];
-    wire [DAW-1:0] c_drow  [0:BW];
-    wire [DAW-1:0] c_dplane[0:BW];
-    wire [AW-1:0]  c_srow  [0:BW];
+    // lane j's walking state; each array is a chain across lanes, not a loop
+    wire [13:0]    c_cb    [0:BW] /*verilator split_var*/;
+    wire [11:0]    c_r     [0:BW] /*verilator split_var*/;
+    wire [DAW-1:0] c_drow  [0:BW] /*verilator split_var*/;
+    wire [DAW-1:0] c_dplane[0:BW] /*verilator split_var*/;
+    wire [AW-1:0]  c_srow  [0:BW] /*verilator split_var*/;
+    localparam [31:0] BW32 = BW[31:0];
     assign c_cb[0] = cb;  assign c_r[0] = r;  assign c_drow[0] = drow;
     assign c_dplane[0] = dplane;  assign c_srow[0] = srow;
 
@@ -61,13 +63,14 @@ module dma_addr_gen #(
             assign c_srow[j+1]   = plane_end ? c_srow[j] + splane_step :
                                    row_end ? c_srow[j] + {{(AW-13){1'b0}}, srow_step} : c_srow[j];
 
-            assign lane_valid[j]          = rem > j;
+            localparam [31:0] J = j;
+            assign lane_valid[j]          = rem > J;
             assign lane_dram[DAW*j +: DAW] = c_drow[j] + {{(DAW-14){1'b0}}, c_cb[j]};
             assign lane_sram[AW*j +: AW]   = c_srow[j] + {{(AW-14){1'b0}}, c_cb[j] >> ebs_r};
             assign lane_off[2*j +: 2]      = c_cb[j][1:0] & ((2'd1 << ebs_r) - 2'd1);
         end
     endgenerate
-    assign last = rem <= BW;
+    assign last = rem <= BW32;
 
     always @(posedge clk) begin
         if (init) begin
@@ -76,7 +79,7 @@ module dma_addr_gen #(
             ebs_r <= ebs;  rem <= total;
             cb <= 14'd0;  r <= 12'd0;  drow <= dram;  dplane <= dram;  srow <= sram_first;
         end else if (step) begin
-            rem <= rem - BW;
+            rem <= rem - BW32;
             cb <= c_cb[BW];  r <= c_r[BW];  drow <= c_drow[BW];  dplane <= c_dplane[BW];
             srow <= c_srow[BW];
         end

@@ -16,7 +16,9 @@ module dma_engine #(
     input  wire            clk,
     input  wire            rst,
     input  wire            start,
+    /* verilator lint_off UNUSEDSIGNAL */  // the channel decodes only its instructions' fields
     input  wire [127:0]    instr,
+    /* verilator lint_on UNUSEDSIGNAL */
     output wire            ready,
     output wire            busy,
     output wire            done,
@@ -78,13 +80,15 @@ module dma_engine #(
 
     wire [31:0]    total  = planes * rows_in * row_bytes;
     wire [31:0]    extent = planes * prow * pcol;
-    wire [AW-1:0]  first  = sram_in + pt * pcol + pl;
+    wire [12:0]    top_off = {10'd0, pt} * pcol;  // padding rows never exceed the SRAM space
+    wire [AW-1:0]  first  = sram_in + {{(AW-13){1'b0}}, top_off} + {{(AW-3){1'b0}}, pl};
     // from a plane's last data row to the next plane's first: the bottom and top pad rows too
-    wire [AW-1:0]  plane_step = pcol * (vpad + 13'd1);
+    wire [AW-1:0]  plane_step = {{(AW-13){1'b0}}, pcol} * {{(AW-13){1'b0}}, vpad + 13'd1};
     wire           has_pad = is_load_in && (pt != 3'd0 || pb != 3'd0 || pl != 3'd0 || pr != 3'd0);
 
     // ---------------------------------------------------------------- control
     localparam [1:0] IDLE = 2'd0, ONE = 2'd1, SETUP_W = 2'd2, XFER = 2'd3;
+    localparam [15:0] SETUP_LAST = SETUP[15:0] - 16'd1;
     reg [1:0]  state;
     reg        bad, load, req_left, data_fin;
     reg [1:0]  buf_r;
@@ -126,7 +130,7 @@ module dma_engine #(
         end else begin
             case (state)
                 ONE:     state <= IDLE;
-                SETUP_W: if (cnt == SETUP - 1) state <= XFER;
+                SETUP_W: if (cnt == SETUP_LAST) state <= XFER;
                          else cnt <= cnt + 1'b1;
                 XFER:    if (done) state <= IDLE;
                 default: ;
@@ -141,7 +145,6 @@ module dma_engine #(
     wire [BW*AW-1:0]  q_sram, s_sram;
     wire [BW*2-1:0]   q_off, s_off;
     wire [BW-1:0]     s_valid;
-    wire              s_last;
     wire init = take && (is_load_in || is_store_in);
 
     // request side: DRAM addresses of each beat (and, for a store, the SRAM bytes to send)
@@ -156,8 +159,9 @@ module dma_engine #(
         .clk(clk), .init(init), .step(rsp_valid && load), .dram(dram_in), .stride(stride_in),
         .plane_stride(plane_stride), .rows(rows_in), .row_bytes(row_bytes),
         .sram_first(first), .sram_row(pcol), .sram_plane(plane_step), .ebs(ebs), .total(total),
-        .lane_valid(s_valid), .lane_dram(), .lane_sram(s_sram), .lane_off(s_off),
-        .last(s_last));
+        /* verilator lint_off PINCONNECTEMPTY */  // DRAM side is the request generator's
+        .lane_valid(s_valid), .lane_dram(), .lane_sram(s_sram), .lane_off(s_off), .last());
+        /* verilator lint_on PINCONNECTEMPTY */
 
     wire [PAD_LANES-1:0]    z_en;
     wire [PAD_LANES*AW-1:0] z_addr;

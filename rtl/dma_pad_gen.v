@@ -27,8 +27,10 @@ module dma_pad_gen #(
     reg [AW-1:0] ptr;
     reg [12:0]   tr, tc;  // position of lane 0 in its plane
 
-    wire [12:0] c_tr [0:LANES];
-    wire [12:0] c_tc [0:LANES];
+    wire [12:0] c_tr [0:LANES] /*verilator split_var*/;  // chains across lanes, not loops
+    wire [12:0] c_tc [0:LANES] /*verilator split_var*/;
+    localparam [AW-1:0] STEP = LANES[AW-1:0];
+    localparam [31:0]   LANES32 = LANES[31:0];
     assign c_tr[0] = tr;
     assign c_tc[0] = tc;
 
@@ -41,11 +43,13 @@ module dma_pad_gen #(
             assign c_tc[j+1] = row_end ? 13'd0 : c_tc[j] + 1'b1;
             assign c_tr[j+1] = !row_end ? c_tr[j] : (c_tr[j] + 1'b1 == prow_r) ? 13'd0
                                                                              : c_tr[j] + 1'b1;
-            assign wr_en[j]  = active && rem > j && is_pad;
-            assign wr_addr[AW*j +: AW] = ptr + j;
+            localparam [31:0]   J  = j;
+            localparam [AW-1:0] JA = j;
+            assign wr_en[j]  = active && rem > J && is_pad;
+            assign wr_addr[AW*j +: AW] = ptr + JA;
         end
     endgenerate
-    assign last = active && rem <= LANES;
+    assign last = active && rem <= LANES32;
 
     always @(posedge clk) begin
         if (rst) active <= 1'b0;
@@ -57,7 +61,7 @@ module dma_pad_gen #(
             left_r <= {10'd0, pl};  right_r <= {10'd0, pl} + {1'b0, cols};
         end else if (active) begin
             if (last) active <= 1'b0;
-            rem <= rem - LANES;  ptr <= ptr + LANES;
+            rem <= rem - LANES32;  ptr <= ptr + STEP;
             tr <= c_tr[LANES];  tc <= c_tc[LANES];
         end
     end

@@ -9,7 +9,9 @@ module dram_model #(
     parameter integer DAW = 32          // byte address width (the ISA's dram fields)
 ) (
     input  wire            clk,
+    /* verilator lint_off UNUSEDSIGNAL */  // with LAT = 0 there is no state to reset
     input  wire            rst,
+    /* verilator lint_on UNUSEDSIGNAL */
     input  wire            req_valid,
     input  wire            req_we,
     input  wire            req_last,    // travels with the beat, for the requester
@@ -48,12 +50,18 @@ module dram_model #(
         end else begin : g_pipe
             reg [LAT-1:0]  v, last;
             reg [BW*8-1:0] data [0:LAT-1];
-            wire [LAT:0]   v_in = {v, req_valid};
-            wire [LAT:0]   l_in = {last, req_last};
+            wire [LAT-1:0] v_in, l_in;
+            if (LAT == 1) begin : g_one
+                assign v_in = req_valid;
+                assign l_in = req_last;
+            end else begin : g_many
+                assign v_in = {v[LAT-2:0], req_valid};
+                assign l_in = {last[LAT-2:0], req_last};
+            end
             integer s;
             always @(posedge clk) begin
-                v    <= rst ? {LAT{1'b0}} : v_in[LAT-1:0];
-                last <= l_in[LAT-1:0];
+                v    <= rst ? {LAT{1'b0}} : v_in;
+                last <= l_in;
                 data[0] <= rdata;
                 for (s = 1; s < LAT; s = s + 1) data[s] <= data[s-1];
             end

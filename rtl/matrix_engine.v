@@ -13,15 +13,17 @@ module matrix_engine #(
     input  wire           clk,
     input  wire           rst,
     input  wire           start,      // instr is taken when start && ready
+    /* verilator lint_off UNUSEDSIGNAL */  // the engine decodes only its instructions' fields
     input  wire [127:0]   instr,
+    /* verilator lint_on UNUSEDSIGNAL */
     output wire           ready,
     output wire           busy,
     output wire           done,       // the instruction's last cycle (results written at this edge)
     output wire           illegal,    // pulses with done for an opcode this unit does not run
     output wire [R*AW-1:0] ibuf_addr,
-    input  wire [R*32-1:0] ibuf_data, // sign-extended int8
+    input  wire [R*8-1:0]  ibuf_data,
     output wire [C*AW-1:0] wbuf_addr,
-    input  wire [C*32-1:0] wbuf_data,
+    input  wire [C*8-1:0]  wbuf_data,
     output wire [C*AW-1:0] abuf_rd_addr,
     input  wire [C*32-1:0] abuf_rd_data,
     output wire [C-1:0]    abuf_wr_en,
@@ -53,15 +55,16 @@ module matrix_engine #(
     reg acc_r;
 
     wire          w_req, a_req, out_valid;
-    wire [KW-1:0] w_row;
-    wire [MW-1:0] a_row, out_row;
     wire [C*32-1:0] out_data;
     wire [C*8-1:0]  w_bytes;
-    wire [R*8-1:0]  a_bytes;
 
     wire [KW-1:0]       k_in = `F_GEMM_K(instr);
     wire [GEMM_N_W-1:0] n_in = `F_GEMM_N(instr);
-    wire [KW+GEMM_N_W-1:0] last_row_off = (k_in - 1'b1) * n_in;
+    wire [KW-1:0]       k_last = k_in - 1'b1;
+    wire [KW+GEMM_N_W-1:0] k_last_n = k_last * n_in;  // (k-1)*n, full width
+    wire [AW-1:0] last_row_off = {{(AW-KW-GEMM_N_W){1'b0}}, k_last_n};
+    wire [AW-1:0] k_step = {{(AW-KW){1'b0}}, k_r};
+    wire [AW-1:0] n_step = {{(AW-GEMM_N_W){1'b0}}, n_r};
 
     always @(posedge clk) begin
         if (take && is_gemm) begin
@@ -73,9 +76,9 @@ module matrix_engine #(
             n_r   <= n_in;
             acc_r <= `F_GEMM_ACC(instr);
         end else begin
-            if (w_req) w_ptr <= w_ptr - n_r;
-            if (a_req) a_ptr <= a_ptr + k_r;
-            if (out_valid) o_ptr <= o_ptr + n_r;
+            if (w_req) w_ptr <= w_ptr - n_step;
+            if (a_req) a_ptr <= a_ptr + k_step;
+            if (out_valid) o_ptr <= o_ptr + n_step;
         end
     end
 
@@ -83,14 +86,13 @@ module matrix_engine #(
     generate
         for (i = 0; i < R; i = i + 1) begin : g_in
             assign ibuf_addr[AW*i +: AW] = a_ptr + i;
-            assign a_bytes[8*i +: 8]     = ibuf_data[32*i +: 8];
         end
         for (i = 0; i < C; i = i + 1) begin : g_col
             wire used = i < n_r;
             wire [31:0] sum = out_data[32*i +: 32];
             assign wbuf_addr[AW*i +: AW]    = w_ptr + i;
             // columns >= n load zero weights: their sums are never written anyway
-            assign w_bytes[8*i +: 8]        = used ? wbuf_data[32*i +: 8] : 8'd0;
+            assign w_bytes[8*i +: 8]        = used ? wbuf_data[8*i +: 8] : 8'd0;
             assign abuf_rd_addr[AW*i +: AW] = o_ptr + i;
             assign abuf_wr_addr[AW*i +: AW] = o_ptr + i;
             assign abuf_wr_en[i]            = out_valid && used;
@@ -102,8 +104,11 @@ module matrix_engine #(
     systolic_array #(.R(R), .C(C), .MW(MW), .KW(KW)) u_array (
         .clk(clk), .rst(rst), .start(take && is_gemm), .m(`F_GEMM_M(instr)), .k(k_in),
         .ready(arr_ready), .busy(arr_busy),
-        .w_req(w_req), .w_row(w_row), .w_data(w_bytes),
-        .a_req(a_req), .a_row(a_row), .a_data(a_bytes),
-        .out_valid(out_valid), .out_row(out_row), .out_data(out_data), .done(arr_done));
+        // the pointers above address the buffers, so the row indices stay unconnected
+        /* verilator lint_off PINCONNECTEMPTY */
+        .w_req(w_req), .w_row(), .w_data(w_bytes),
+        .a_req(a_req), .a_row(), .a_data(ibuf_data),
+        .out_valid(out_valid), .out_row(), .out_data(out_data), .done(arr_done));
+        /* verilator lint_on PINCONNECTEMPTY */
 endmodule
 `default_nettype wire

@@ -40,7 +40,14 @@ module systolic_array #(
     reg [MW-1:0] cnt, ocnt, m_r;
     reg [KW-1:0] k_r;
     reg [DELAY-1:0] vpipe;    // row-valid travelling with the data wave
-    wire [DELAY:0]  vchain = {vpipe, a_req};
+    wire [DELAY-1:0] vnext;
+    generate
+        if (DELAY == 1) begin : g_v1
+            assign vnext = a_req;
+        end else begin : g_vn
+            assign vnext = {vpipe[DELAY-2:0], a_req};
+        end
+    endgenerate
 
     assign busy      = state != IDLE;
     assign w_req     = state == LOAD;
@@ -57,7 +64,7 @@ module systolic_array #(
             state <= IDLE;
             vpipe <= {DELAY{1'b0}};
         end else begin
-            vpipe <= vchain[DELAY-1:0];
+            vpipe <= vnext;
             if (start && ready) begin
                 state <= LOAD;
                 cnt   <= {MW{1'b0}};
@@ -102,8 +109,10 @@ module systolic_array #(
     endgenerate
 
     // ---- the PE grid: a flows right, partial sums flow down, weights shift down when loading
+    /* verilator lint_off UNUSEDSIGNAL */  // the last column's a and the bottom row's w go nowhere
     wire [8*R*C-1:0]  a_h;
     wire [8*R*C-1:0]  w_q;
+    /* verilator lint_on UNUSEDSIGNAL */
     wire [32*R*C-1:0] p_v;
     generate
         for (r = 0; r < R; r = r + 1) begin : g_row

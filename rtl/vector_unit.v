@@ -18,7 +18,9 @@ module vector_unit #(
     input  wire            clk,
     input  wire            rst,
     input  wire            start,
+    /* verilator lint_off UNUSEDSIGNAL */  // the unit decodes only its instructions' fields
     input  wire [127:0]    instr,
+    /* verilator lint_on UNUSEDSIGNAL */
     output wire            ready,
     output wire            busy,
     output wire            done,
@@ -44,6 +46,9 @@ module vector_unit #(
 
     localparam integer CW = 12;  // channel counts (the channels fields)
     localparam integer SW = 14;  // signed pooling coordinates: -15 .. 1023 + 255
+    localparam [AW-1:0] L_A = L[AW-1:0];  // the lane count at the widths it is added to
+    localparam [16:0]   L_R = L[16:0];
+    localparam [CW:0]   L_C = L[CW:0];
 
     // ---------------------------------------------------------------- decode
     wire [7:0] op_in   = `F_OPCODE(instr);
@@ -55,7 +60,21 @@ module vector_unit #(
                      op_in == OP_VCOPY;
     wire in_cfg    = op_in == OP_CFG;
     wire [7:0] cfg_reg = `F_CFG_REG(instr);
+    /* verilator lint_off UNUSEDSIGNAL */  // pool_* registers hold at most 8 bits of it
     wire [31:0] cfg_value = `F_CFG_VALUE(instr);
+    /* verilator lint_on UNUSEDSIGNAL */
+
+    // operands by format (formats.binary / unary / pool of the spec), each by its own macro
+    wire [1:0]    dst_buf_in  = in_pool ? `F_VMAXPOOL_DST_BUF(instr)
+                              : in_unary ? `F_VRELU_DST_BUF(instr) : `F_VADD_DST_BUF(instr);
+    wire [AW-1:0] dst_in      = in_pool ? `F_VMAXPOOL_DST(instr)
+                              : in_unary ? `F_VRELU_DST(instr) : `F_VADD_DST(instr);
+    wire [1:0]    src0_buf_in = in_pool ? `F_VMAXPOOL_SRC0_BUF(instr)
+                              : in_unary ? `F_VRELU_SRC0_BUF(instr) : `F_VADD_SRC0_BUF(instr);
+    wire [AW-1:0] src0_in     = in_pool ? `F_VMAXPOOL_SRC0(instr)
+                              : in_unary ? `F_VRELU_SRC0(instr) : `F_VADD_SRC0(instr);
+    wire [15:0]   len_in      = in_pool ? 16'd0
+                              : in_unary ? `F_VRELU_LEN(instr) : `F_VADD_LEN(instr);
     wire in_pool_reg = cfg_reg >= REG_POOL_KH[7:0] && cfg_reg <= REG_POOL_PAD_RIGHT[7:0];
 
     localparam [1:0] IDLE = 2'd0, ONE = 2'd1, RUN = 2'd2;
@@ -71,8 +90,8 @@ module vector_unit #(
     // instruction fields, held while it runs (formats.binary/unary/pool share their layout)
     reg [7:0]    op;
     reg [1:0]    dst_buf, src0_buf, src1_buf;
-    reg [AW-1:0] dst, src0, src1;
-    reg [15:0]   len, lo, hi;
+    reg [AW-1:0] src0, src1;
+    reg [15:0]   lo, hi;
     reg [4:0]    shamt;
     reg [CW-1:0] channels;
     reg [7:0]    zp;
@@ -106,23 +125,18 @@ module vector_unit #(
                     REG_POOL_PAD_BOTTOM[7:0]: pool_pb <= cfg_value[3:0];
                     default:                  pool_pr <= cfg_value[3:0];
                 endcase
+            dst_buf  <= dst_buf_in;
+            src0_buf <= src0_buf_in;
+            src0     <= src0_in;
             if (in_pool) begin
-                dst_buf <= `F_VMAXPOOL_DST_BUF(instr);   dst  <= `F_VMAXPOOL_DST(instr);
-                src0_buf <= `F_VMAXPOOL_SRC0_BUF(instr); src0 <= `F_VMAXPOOL_SRC0(instr);
                 in_h <= `F_VMAXPOOL_IN_H(instr);         in_w <= `F_VMAXPOOL_IN_W(instr);
                 channels <= `F_VMAXPOOL_CHANNELS(instr);
             end else if (in_unary) begin
-                dst_buf <= `F_VRELU_DST_BUF(instr);      dst  <= `F_VRELU_DST(instr);
-                src0_buf <= `F_VRELU_SRC0_BUF(instr);    src0 <= `F_VRELU_SRC0(instr);
-                len <= `F_VRELU_LEN(instr);
                 lo <= `F_VCLIP_LO(instr);                hi <= `F_VCLIP_HI(instr);
                 shamt <= `F_VSHR_SHIFT(instr);
             end else begin
-                dst_buf <= `F_VADD_DST_BUF(instr);       dst  <= `F_VADD_DST(instr);
-                src0_buf <= `F_VADD_SRC0_BUF(instr);     src0 <= `F_VADD_SRC0(instr);
                 src1_buf <= `F_VADD_SRC1_BUF(instr);     src1 <= `F_VADD_SRC1(instr);
-                len <= `F_VADD_LEN(instr);
-                // vbias and vrequant place channels identically (checked by test_lint.py)
+                // vbias and vrequant place channels identically (rtl_tests/test_decode.py)
                 channels <= `F_VREQUANT_CHANNELS(instr);
                 zp <= `F_VREQUANT_ZP(instr);             relu <= `F_VREQUANT_RELU(instr);
             end
@@ -153,7 +167,7 @@ module vector_unit #(
     reg  signed [SW-1:0] x0, y0;       // window origin in input coordinates (may be < 0)
     reg  [AW-1:0] d_pix;               // dst address of the current output pixel
 
-    wire [CW-1:0] iss_ch [0:L];
+    wire [CW-1:0] iss_ch [0:L] /*verilator split_var*/;  // a chain across lanes, not a loop
     assign iss_ch[0] = c0;
     genvar l;
     generate
@@ -164,7 +178,7 @@ module vector_unit #(
 
     wire kx_last = kx == pool_kw - 1'b1;
     wire ky_last = ky == pool_kh - 1'b1;
-    wire cb_last = {1'b0, cb} + L >= {1'b0, channels};
+    wire cb_last = {1'b0, cb} + L_C >= {1'b0, channels};
     wire signed [SW-1:0] x_next = x0 + $signed({6'd0, pool_sw});
     wire signed [SW-1:0] y_next = y0 + $signed({6'd0, pool_sh});
     wire ox_last = x_next + $signed({6'd0, pool_kw}) > $signed({4'd0, in_w}) + $signed({10'd0, pool_pr});
@@ -176,19 +190,24 @@ module vector_unit #(
     wire [AW-1:0] pix = {{(AW-SW){1'b0}}, iy} * in_w + {{(AW-SW){1'b0}}, ix};
 
     wire          t_last = is_pool ? (kx_last && ky_last && cb_last && ox_last && oy_last)
-                                   : rem <= L;
+                                   : rem <= L_R;
     wire [L-1:0]  t_mask;
     generate
         for (l = 0; l < L; l = l + 1) begin : g_mask
-            assign t_mask[l] = is_pool ? ({1'b0, cb} + l < {1'b0, channels}) : (rem > l);
+            localparam [CW:0] LC = l;
+            localparam [16:0] LR = l;
+            assign t_mask[l] = is_pool ? ({1'b0, cb} + LC < {1'b0, channels}) : (rem > LR);
         end
     endgenerate
+
+    wire [AW-1:0] cb_a = {{(AW-CW){1'b0}}, cb};
+    wire [AW-1:0] ch_a = {{(AW-CW){1'b0}}, channels};
 
     // token: {last, wr, first, inb, a_addr, b_addr, d_addr, c0, mask}
     localparam integer TW = 4 + 3 * AW + CW + L;
     wire [TW-1:0] tok_in = is_pool
         ? {t_last, kx_last && ky_last, kx == 8'd0 && ky == 8'd0, pool_inb,
-           src0 + pix * channels + cb, {AW{1'b0}}, d_pix + cb, {CW{1'b0}}, t_mask}
+           src0 + pix * channels + cb_a, {AW{1'b0}}, d_pix + cb_a, {CW{1'b0}}, t_mask}
         : {t_last, 1'b1, 1'b1, 1'b1, a_ptr, b_ptr, d_ptr, c0, t_mask};
 
     always @(posedge clk) begin
@@ -196,21 +215,21 @@ module vector_unit #(
             iss <= 1'b0;
         end else if (take) begin
             iss   <= in_pool || in_binary || in_unary;
-            rem   <= {1'b0, in_pool ? 16'd0 : `F_VADD_LEN(instr)};
-            a_ptr <= `F_VADD_SRC0(instr);
+            rem   <= {1'b0, len_in};
+            a_ptr <= src0_in;
             b_ptr <= `F_VADD_SRC1(instr);
-            d_ptr <= `F_VADD_DST(instr);
-            d_pix <= `F_VADD_DST(instr);
+            d_ptr <= dst_in;
+            d_pix <= dst_in;
             c0 <= {CW{1'b0}};
             kx <= 8'd0; ky <= 8'd0; cb <= {CW{1'b0}};
             x0 <= -$signed({10'd0, pool_pl});
             y0 <= -$signed({10'd0, pool_pt});
         end else if (iss) begin
             if (t_last) iss <= 1'b0;
-            rem   <= rem - L;
-            a_ptr <= a_ptr + L;
-            b_ptr <= b_ptr + L;
-            d_ptr <= d_ptr + L;
+            rem   <= rem - L_R;
+            a_ptr <= a_ptr + L_A;
+            b_ptr <= b_ptr + L_A;
+            d_ptr <= d_ptr + L_A;
             c0    <= iss_ch[L];
             if (!kx_last) kx <= kx + 1'b1;
             else begin
@@ -218,10 +237,10 @@ module vector_unit #(
                 if (!ky_last) ky <= ky + 1'b1;
                 else begin
                     ky <= 8'd0;
-                    if (!cb_last) cb <= cb + L;
+                    if (!cb_last) cb <= cb + L_C[CW-1:0];
                     else begin
                         cb <= {CW{1'b0}};
-                        d_pix <= d_pix + channels;
+                        d_pix <= d_pix + ch_a;
                         if (!ox_last) x0 <= x_next;
                         else begin
                             x0 <= -$signed({10'd0, pool_pl});
@@ -243,10 +262,15 @@ module vector_unit #(
         end else begin : g_pipe
             reg [TW-1:0] stage [0:P-1];
             reg [P-1:0]  valid;
-            wire [P:0]   vchain = {valid, iss};
+            wire [P-1:0] vnext;
+            if (P == 1) begin : g_v1
+                assign vnext = iss;
+            end else begin : g_vn
+                assign vnext = {valid[P-2:0], iss};
+            end
             integer s;
             always @(posedge clk) begin
-                valid <= rst ? {P{1'b0}} : vchain[P-1:0];
+                valid <= rst ? {P{1'b0}} : vnext;
                 stage[0] <= tok_in;
                 for (s = 1; s < P; s = s + 1) stage[s] <= stage[s-1];
             end
@@ -267,7 +291,7 @@ module vector_unit #(
 
     // ---------------------------------------------------------------- read / compute / write
     wire dst_wide = dst_buf == BUF_ABUF[1:0];
-    wire [CW-1:0] rd_ch [0:L];
+    wire [CW-1:0] rd_ch [0:L] /*verilator split_var*/;
     assign rd_ch[0] = r_c0;
     assign rd_a_sel = src0_buf;
     assign rd_b_sel = src1_buf;
@@ -285,16 +309,20 @@ module vector_unit #(
 
     generate
         for (l = 0; l < L; l = l + 1) begin : g_lane
+            localparam [AW-1:0] LA = l;
             wire [31:0] a = rd_a_data[32*l +: 32];
             wire [47:0] acc_d;
+            wire [AW-1:0] ch    = {{(AW-CW){1'b0}}, rd_ch[l]};
+            wire [AW-1:0] pair  = {{(AW-CW-1){1'b0}}, rd_ch[l], 1'b0};  // (mult, shift) of ch
+            wire [AW-1:0] entry = {{(AW-8){1'b0}}, a[7] ^ 1'b1, a[6:0]};  // table index a + 128
             assign rd_ch[l+1] = ch_next(rd_ch[l], channels);
-            assign rd_a_addr[AW*l +: AW] = r_a + l;
+            assign rd_a_addr[AW*l +: AW] = r_a + LA;
             assign rd_b_addr[AW*l +: AW] =
-                op == OP_VBIAS    ? src1 + rd_ch[l] :
-                op == OP_VREQUANT ? src1 + {rd_ch[l], 1'b0} :
-                op == OP_VLUT     ? src1 + {a[7] ^ 1'b1, a[6:0]} :  // table index = value + 128
-                                    r_b + l;
-            assign rd_c_addr[AW*l +: AW] = src1 + {rd_ch[l], 1'b0} + 1'b1;
+                op == OP_VBIAS    ? src1 + ch :
+                op == OP_VREQUANT ? src1 + pair :
+                op == OP_VLUT     ? src1 + entry :
+                                    r_b + LA;
+            assign rd_c_addr[AW*l +: AW] = src1 + pair + 1'b1;
 
             vector_lane u_lane (
                 .op(op), .dst_wide(dst_wide), .a(a), .b(rd_b_data[32*l +: 32]),

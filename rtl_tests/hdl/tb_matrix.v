@@ -17,21 +17,37 @@ module tb_matrix #(
     output wire         done,
     output wire         illegal
 );
+/* verilator lint_off UNUSEDPARAM */  // the generated header declares every ISA constant
 `include "npu_isa.vh"
+/* verilator lint_on UNUSEDPARAM */
     localparam integer AW = 20;
     localparam integer NRD = R + 2 * C;
 
     wire [R*AW-1:0] i_addr;
     wire [C*AW-1:0] w_addr, ar_addr, aw_addr;
+    /* verilator lint_off UNUSEDSIGNAL */  // int8 lanes: the upper 24 bits are the sign
     wire [R*32-1:0] i_data;
-    wire [C*32-1:0] w_data, ar_data, aw_data;
+    wire [C*32-1:0] w_data;
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [C*32-1:0] ar_data, aw_data;
+    wire [R*8-1:0]  i_bytes;
+    wire [C*8-1:0]  w_bytes;
+    genvar g;
+    generate  // int8 buffers read sign-extended: the engine takes the low bytes
+        for (g = 0; g < R; g = g + 1) begin : g_i
+            assign i_bytes[8*g +: 8] = i_data[32*g +: 8];
+        end
+        for (g = 0; g < C; g = g + 1) begin : g_w
+            assign w_bytes[8*g +: 8] = w_data[32*g +: 8];
+        end
+    endgenerate
     wire [C-1:0]    aw_en;
     wire [NRD*32-1:0] rd_data;
 
     matrix_engine #(.R(R), .C(C), .AW(AW)) u_dut (
         .clk(clk), .rst(rst), .start(start), .instr(instr), .ready(ready), .busy(busy),
         .done(done), .illegal(illegal),
-        .ibuf_addr(i_addr), .ibuf_data(i_data), .wbuf_addr(w_addr), .wbuf_data(w_data),
+        .ibuf_addr(i_addr), .ibuf_data(i_bytes), .wbuf_addr(w_addr), .wbuf_data(w_bytes),
         .abuf_rd_addr(ar_addr), .abuf_rd_data(ar_data),
         .abuf_wr_en(aw_en), .abuf_wr_addr(aw_addr), .abuf_wr_data(aw_data));
 

@@ -1,0 +1,39 @@
+"""The RTL decodes a family of instructions through one member's field macros (vadd's for the
+binary format, ...): that is sound only while the spec places those fields identically."""
+
+import pytest
+
+from isa.spec import load_spec
+
+SPEC = load_spec()
+
+# (macro owner, fields the RTL reads through its macros, instructions decoded that way)
+SHARED_DECODES = [
+    ("vadd", ("dst_buf", "dst", "src0_buf", "src0", "src1_buf", "src1", "len"),
+     [i.mnemonic for i in SPEC.instructions if getattr(i, "format", None) == "binary"]),
+    ("vrelu", ("dst_buf", "dst", "src0_buf", "src0", "len"),
+     [i.mnemonic for i in SPEC.instructions if getattr(i, "format", None) == "unary"]),
+    ("vmaxpool", ("dst_buf", "dst", "src0_buf", "src0", "in_h", "in_w", "channels"),
+     [i.mnemonic for i in SPEC.instructions if getattr(i, "format", None) == "pool"]),
+    ("vrequant", ("channels",), ["vbias"]),
+]
+
+
+@pytest.mark.parametrize("owner,fields,members", SHARED_DECODES,
+                         ids=[d[0] for d in SHARED_DECODES])
+def test_shared_decode_positions(owner, fields, members):
+    assert len(members) > 1 or owner == "vrequant", f"no instructions share {owner}'s decode"
+    ref = SPEC.by_mnemonic[owner].field_map
+    for m in members:
+        mine = SPEC.by_mnemonic[m].field_map
+        for f in fields:
+            assert (mine[f].lsb, mine[f].width) == (ref[f].lsb, ref[f].width), (
+                f"{m}.{f} is at [{mine[f].lsb}+:{mine[f].width}], but the RTL decodes it with "
+                f"{owner}'s macro at [{ref[f].lsb}+:{ref[f].width}]; decode it per instruction")
+
+
+def test_every_vector_instruction_is_decoded_by_a_format():
+    vector = [i.mnemonic for i in SPEC.instructions if i.cls == "vector"]
+    covered = {m for _, _, members in SHARED_DECODES for m in members}
+    assert set(vector) <= covered, f"vector instructions the RTL has no decode for: " \
+                                   f"{sorted(set(vector) - covered)}"

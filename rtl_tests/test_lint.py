@@ -1,0 +1,34 @@
+"""Verilator -Wall lint of every RTL unit, at the sizes of each npu tag (waivers are in the RTL,
+each with its reason)."""
+
+import shutil
+import subprocess
+
+import pytest
+
+from rtl_tests.params import UNITS, unit_params
+from rtl_tests.runner import COMMON, RTL, SOURCES
+
+TARGETS = ("npu-tiny", "npu-edge", "npu-server")
+TOPS = {"matrix": "matrix_engine", "vector": "vector_unit", "dma": "dma_engine"}
+
+
+def lint(top: str, sources: list[str], params: dict) -> subprocess.CompletedProcess:
+    if shutil.which("verilator") is None:
+        pytest.skip("verilator is not installed; lint skipped (Debian: apt-get install verilator)")
+    cmd = ["verilator", "--lint-only", "-Wall", f"-I{RTL}", "--top-module", top,
+           *[f"-G{k}={v}" for k, v in params.items()], *[str(RTL / s) for s in sources]]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("unit", UNITS)
+def test_unit_lints_clean(unit, target):
+    result = lint(TOPS[unit], SOURCES[unit], unit_params(unit, target))
+    assert result.returncode == 0, f"verilator -Wall on {TOPS[unit]} ({target}):\n{result.stderr}"
+
+
+@pytest.mark.parametrize("top,sources", [("npu_buffers", COMMON), ("dram_model", ["dram_model.v"])])
+def test_memories_lint_clean(top, sources):
+    result = lint(top, sources, {})
+    assert result.returncode == 0, f"verilator -Wall on {top}:\n{result.stderr}"
