@@ -1,0 +1,200 @@
+// The core's matrix unit: matrix_engine (gemm) plus the conv_* registers (cfg) and conv, run
+// as a sequence of back-to-back gemm passes on the same engine with im2col input addressing.
+// Cycles: cfg 1; gemm matrix_gemm; conv = the sum over passes of matrix_gemm(oh*ow, depth,
+// cout), passes in npusim.timing.conv_passes order (tap-major, blocks of R channels inside),
+// since the engine takes the next pass at the edge the previous one writes its last row.
+`default_nettype none
+module matrix_unit #(
+    parameter integer R  = 4,
+    parameter integer C  = 4,
+    parameter integer AW = 20
+) (
+    input  wire            clk,
+    input  wire            rst,
+    input  wire            start,
+    input  wire [127:0]    instr,
+    output wire            ready,
+    output wire            busy,
+    output wire            done,
+    output wire            illegal,
+    output wire [R*AW-1:0] ibuf_addr,
+    input  wire [R*8-1:0]  ibuf_data,  // int8 lanes
+    output wire [C*AW-1:0] wbuf_addr,
+    input  wire [C*8-1:0]  wbuf_data,
+    output wire [C*AW-1:0] abuf_rd_addr,
+    input  wire [C*32-1:0] abuf_rd_data,
+    output wire [C-1:0]    abuf_wr_en,
+    output wire [C*AW-1:0] abuf_wr_addr,
+    output wire [C*32-1:0] abuf_wr_data
+);
+/* verilator lint_off UNUSEDPARAM */  // the generated header declares every ISA constant
+`include "npu_isa.vh"
+/* verilator lint_on UNUSEDPARAM */
+
+    // ---------------------------------------------------------------- decode
+    wire [7:0]  op_in   = `F_OPCODE(instr);
+    wire        is_cfg  = op_in == OP_CFG;
+    wire        is_conv = op_in == OP_CONV;
+    wire [7:0]  cfg_reg = `F_CFG_REG(instr);
+    wire [3:0]  cfg_val = instr[CFG_VALUE_LSB +: 4];  // conv_* registers hold 1..15 / 0..15
+    wire        cfg_ok  = cfg_reg <= REG_CONV_DILATION_W[7:0];  // conv_kh .. conv_dilation_w
+
+    // conv_* registers (cfg unit=matrix), at their spec reset values
+    reg [3:0] kh, kw, sh, sw, pt, pl, pb, pr, dh, dw;
+
+    wire [9:0]  in_h_in = `F_CONV_IN_H(instr);
+    wire [9:0]  in_w_in = `F_CONV_IN_W(instr);
+    wire [11:0] cin_in  = `F_CONV_CIN(instr);
+    wire [7:0]  cout_in = `F_CONV_COUT(instr);
+
+    // output size (isa.semantics.conv_out_size); a negative span means an empty output
+    wire [15:0] span_h = {12'd0, dh} * ({12'd0, kh} - 16'd1) + 16'd1;
+    wire [15:0] span_w = {12'd0, dw} * ({12'd0, kw} - 16'd1) + 16'd1;
+    wire signed [15:0] num_h  = $signed({6'd0, in_h_in}) + $signed({12'd0, pt}) +
+                                $signed({12'd0, pb}) - $signed(span_h);
+    wire signed [15:0] num_w  = $signed({6'd0, in_w_in}) + $signed({12'd0, pl}) +
+                                $signed({12'd0, pr}) - $signed(span_w);
+    wire [15:0] oh_in = num_h[15:0] / {12'd0, sh} + 16'd1;
+    wire [15:0] ow_in = num_w[15:0] / {12'd0, sw} + 16'd1;
+    wire [31:0] m_in  = oh_in * ow_in;
+    // the pass gemm's m field is 16 bits wide
+    wire conv_ok = !num_h[15] && !num_w[15] && m_in[31:16] == 16'd0;
+
+    function [7:0] min_depth(input [11:0] left);
+        min_depth = (left > R[11:0]) ? R[7:0] : left[7:0];
+    endfunction
+
+    function [127:0] gemm_word(input [AW-1:0] wb, input [AW-1:0] ab, input [15:0] m,
+                               input [7:0] k, input [7:0] n, input acc);
+        begin
+            gemm_word = 128'd0;
+            gemm_word[OPCODE_LSB +: OPCODE_W]       = OP_GEMM;
+            gemm_word[GEMM_WBUF_LSB +: GEMM_WBUF_W] = wb;
+            gemm_word[GEMM_ABUF_LSB +: GEMM_ABUF_W] = ab;
+            gemm_word[GEMM_M_LSB +: GEMM_M_W]       = m;
+            gemm_word[GEMM_K_LSB +: GEMM_K_W]       = k;
+            gemm_word[GEMM_N_LSB +: GEMM_N_W]       = n;
+            gemm_word[GEMM_ACC_LSB]                 = acc;
+        end
+    endfunction
+
+    // ---------------------------------------------------------------- control
+    localparam [1:0] IDLE = 2'd0, ONE = 2'd1, FWD = 2'd2, CONV = 2'd3;
+    reg [1:0] state;
+    reg       bad;
+    wire      take = start && ready;
+    wire      eng_done, eng_illegal;
+
+    // the conv in flight: geometry, and the pass now on the engine
+    reg [AW-1:0] ibuf_r, abuf_r, wbase;
+    reg [9:0]    in_h_r, in_w_r, ow_r;
+    reg [11:0]   cin_r, cbase;
+    reg [7:0]    cout_r, depth;
+    reg [15:0]   m_r;
+    reg [3:0]    ky, kx;
+    reg signed [15:0] ybase, xbase;
+
+    // the pass after this one (tap-major; blocks of R channels inside a tap)
+    wire [11:0] cb_next  = cbase + R[11:0];
+    wire        blk_wrap = cb_next >= cin_r;
+    wire        kx_wrap  = kx + 1'b1 == kw;
+    wire        last     = blk_wrap && kx_wrap && ky + 1'b1 == kh;
+    wire [11:0] n_cbase  = blk_wrap ? 12'd0 : cb_next;
+    wire [3:0]  n_kx     = !blk_wrap ? kx : kx_wrap ? 4'd0 : kx + 1'b1;
+    wire [3:0]  n_ky     = (blk_wrap && kx_wrap) ? ky + 1'b1 : ky;
+    wire signed [15:0] n_xbase = !blk_wrap ? xbase :
+                                 kx_wrap ? -$signed({12'd0, pl}) : xbase + $signed({12'd0, dw});
+    wire signed [15:0] n_ybase = (blk_wrap && kx_wrap) ? ybase + $signed({12'd0, dh}) : ybase;
+    // weights are kh x kw x cin x cout: consecutive passes' rows are contiguous
+    wire [AW-1:0] n_wbase = wbase + depth * cout_r;
+    wire [7:0]    n_depth = min_depth(cin_r - n_cbase);
+
+    wire conv_first = take && is_conv && conv_ok;
+    wire conv_next  = state == CONV && eng_done && !last;
+    wire own_one    = take && (is_cfg || (is_conv && !conv_ok));
+
+    assign done    = state == ONE || (state == FWD && eng_done) ||
+                     (state == CONV && eng_done && last);
+    assign ready   = state == IDLE || done;
+    assign busy    = state != IDLE;
+    assign illegal = (state == ONE && bad) || (state == FWD && eng_illegal);
+
+    wire         eng_start = (take && !own_one) || conv_next;
+    wire [127:0] eng_instr =
+        conv_first ? gemm_word(`F_CONV_WBUF(instr), `F_CONV_ABUF(instr), m_in[15:0],
+                               min_depth(cin_in), cout_in, `F_CONV_ACC(instr)) :
+        conv_next  ? gemm_word(n_wbase, abuf_r, m_r, n_depth, cout_r, 1'b1) : instr;
+
+    always @(posedge clk) begin
+        if (rst) begin
+            state <= IDLE;
+            bad <= 1'b0;
+            kh <= REG_CONV_KH_RESET[3:0];        kw <= REG_CONV_KW_RESET[3:0];
+            sh <= REG_CONV_STRIDE_H_RESET[3:0];  sw <= REG_CONV_STRIDE_W_RESET[3:0];
+            pt <= REG_CONV_PAD_TOP_RESET[3:0];   pl <= REG_CONV_PAD_LEFT_RESET[3:0];
+            pb <= REG_CONV_PAD_BOTTOM_RESET[3:0]; pr <= REG_CONV_PAD_RIGHT_RESET[3:0];
+            dh <= REG_CONV_DILATION_H_RESET[3:0]; dw <= REG_CONV_DILATION_W_RESET[3:0];
+        end else if (take) begin
+            state <= own_one ? ONE : is_conv ? CONV : FWD;
+            bad   <= (is_cfg && !cfg_ok) || (is_conv && !conv_ok);
+            if (is_cfg && cfg_ok)
+                case (cfg_reg)
+                    REG_CONV_KH[7:0]:         kh <= cfg_val;
+                    REG_CONV_KW[7:0]:         kw <= cfg_val;
+                    REG_CONV_STRIDE_H[7:0]:   sh <= cfg_val;
+                    REG_CONV_STRIDE_W[7:0]:   sw <= cfg_val;
+                    REG_CONV_PAD_TOP[7:0]:    pt <= cfg_val;
+                    REG_CONV_PAD_LEFT[7:0]:   pl <= cfg_val;
+                    REG_CONV_PAD_BOTTOM[7:0]: pb <= cfg_val;
+                    REG_CONV_PAD_RIGHT[7:0]:  pr <= cfg_val;
+                    REG_CONV_DILATION_H[7:0]: dh <= cfg_val;
+                    default:                  dw <= cfg_val;
+                endcase
+            if (conv_first) begin
+                ibuf_r <= `F_CONV_IBUF(instr);  abuf_r <= `F_CONV_ABUF(instr);
+                wbase  <= `F_CONV_WBUF(instr);
+                in_h_r <= in_h_in;  in_w_r <= in_w_in;  ow_r <= ow_in[9:0];
+                cin_r  <= cin_in;   cout_r <= cout_in;  m_r <= m_in[15:0];
+                depth  <= min_depth(cin_in);
+                cbase  <= 12'd0;  ky <= 4'd0;  kx <= 4'd0;
+                ybase  <= -$signed({12'd0, pt});
+                xbase  <= -$signed({12'd0, pl});
+            end
+        end else begin
+            if (conv_next) begin
+                wbase <= n_wbase;  depth <= n_depth;  cbase <= n_cbase;
+                ky <= n_ky;  kx <= n_kx;  ybase <= n_ybase;  xbase <= n_xbase;
+            end
+            if (done) state <= IDLE;
+        end
+    end
+
+    // ---------------------------------------------------------------- datapath
+    wire [R*AW-1:0] eng_ibuf_addr, col_addr;
+    wire            in_tile;
+    wire            conv_mode = state == CONV;
+
+    conv_im2col #(.R(R), .AW(AW)) u_im2col (
+        .clk(clk), .init(conv_first || conv_next),
+        .k(conv_first ? min_depth(cin_in) : n_depth),
+        .ybase(conv_first ? -$signed({12'd0, pt}) : n_ybase),
+        .xbase(conv_first ? -$signed({12'd0, pl}) : n_xbase),
+        .ibuf(ibuf_r), .in_h(in_h_r), .in_w(in_w_r), .cin(cin_r), .cbase(cbase), .ow(ow_r),
+        .sh(sh), .sw(sw), .addr(col_addr), .in_tile(in_tile));
+
+    assign ibuf_addr = conv_mode ? col_addr : eng_ibuf_addr;
+    // im2col inserts literal zeros for positions in the padding (isa.semantics.conv2d)
+    wire [R*8-1:0] eng_ibuf_data = (conv_mode && !in_tile) ? {R*8{1'b0}} : ibuf_data;
+
+    // The engine's ready and busy follow from this unit's own state (FWD, CONV passes).
+    /* verilator lint_off PINCONNECTEMPTY */
+    matrix_engine #(.R(R), .C(C), .AW(AW)) u_engine (
+        .clk(clk), .rst(rst), .start(eng_start), .instr(eng_instr),
+        .ready(), .busy(), .done(eng_done), .illegal(eng_illegal),
+        .ibuf_addr(eng_ibuf_addr), .ibuf_data(eng_ibuf_data),
+        .wbuf_addr(wbuf_addr), .wbuf_data(wbuf_data),
+        .abuf_rd_addr(abuf_rd_addr), .abuf_rd_data(abuf_rd_data),
+        .abuf_wr_en(abuf_wr_en), .abuf_wr_addr(abuf_wr_addr), .abuf_wr_data(abuf_wr_data));
+    /* verilator lint_on PINCONNECTEMPTY */
+endmodule
+`default_nettype wire

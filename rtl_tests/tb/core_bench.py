@@ -1,0 +1,89 @@
+"""The RTL core running one whole program beside npusim.simulate: load, reset, run, compare."""
+
+from __future__ import annotations
+
+import numpy as np
+from cocotb.clock import Clock
+from cocotb.triggers import FallingEdge, First, NextTimeStep, Timer
+
+from isa.target import Target
+from npusim.memory import Dram
+from npusim.simulate import simulate
+from rtl_tests.tb.backdoor import MemoryBackdoor
+from rtl_tests.tb.core_checker import compare_dram, compare_traces, program_row
+from rtl_tests.tb.core_monitor import CoreTraceMonitor
+from rtl_tests.tb.core_params import CORE_UNITS, core_params
+
+CLOCK_NS = 10
+
+
+class CoreBench:
+    """Open with `await CoreBench.open(dut, target)`, then `result = await bench.run(...)`."""
+
+    def __init__(self, dut, target: str):
+        self.dut = dut
+        self.target = target
+        want = core_params(target, dram_bytes=int(dut.DRAM_BYTES.value))
+        got = {name: int(getattr(dut, name).value) for name in want}
+        if got != want:
+            raise AssertionError(f"npu_core built with {got}, but target {target} gives {want}; "
+                                 "rebuild (core_runner passes the Target's parameters)")
+        self.params = got
+        self.index_bits = int(dut.IW.value)
+        self.dram = MemoryBackdoor(dut.u_dram.mem, 8, signed=False)
+
+    @classmethod
+    async def open(cls, dut, target: str) -> "CoreBench":
+        bench = cls(dut, target)
+        dut.rst.value = 1
+        dut.prog_len.value = 0
+        Clock(dut.clk, CLOCK_NS, unit="ns").start()
+        await FallingEdge(dut.clk)  # after the memories' initial zeroing
+        return bench
+
+    def load(self, words: list[int], dram_image: np.ndarray) -> None:
+        """Instruction words into imem, the nonzero DRAM bytes into the DRAM model."""
+        if len(words) > self.params["IMEM_DEPTH"]:
+            raise ValueError(f"program of {len(words)} words does not fit IMEM_DEPTH="
+                             f"{self.params['IMEM_DEPTH']}; hint: split it")
+        for i, w in enumerate(words):
+            self.dut.imem[i].value = int(w)
+        self.dut.prog_len.value = len(words)
+        for addr in np.flatnonzero(dram_image[:self.params["DRAM_BYTES"]]).tolist():
+            self.dram.mem[addr].value = int(dram_image[addr])
+
+    async def execute(self, max_cycles: int) -> CoreTraceMonitor:
+        """Release reset and run until done, a fault, or max_cycles."""
+        dut = self.dut
+        monitor = CoreTraceMonitor(dut, CORE_UNITS, self.index_bits)
+        for _ in range(2):
+            await FallingEdge(dut.clk)
+        dut.rst.value = 0
+        await First(monitor.finished.wait(), Timer((max_cycles + 4) * CLOCK_NS, unit="ns"))
+        await NextTimeStep()
+        monitor.stop()
+        return monitor
+
+    async def run(self, name: str, program, inputs: dict, slack: int = 4) -> dict:
+        """Run `program` on the model and the RTL; the summary row plus the details."""
+        dram = Dram(Target.create(self.target).derived.dram_bytes)
+        for tensor, value in inputs.items():
+            decl = program.tensors[tensor]
+            dram.write(decl.dram, np.asarray(value).astype(decl.dtype).reshape(decl.shape))
+        self.load(program.cores[0], dram.bytes.copy())
+        model = simulate(program, target=self.target, dram=dram)
+        monitor = await self.execute(max_cycles=slack * model.cycles + 100)
+        if monitor.fault_cycle is not None:
+            raise AssertionError(f"{name}: the RTL core raised `fault` at cycle "
+                                 f"{monitor.fault_cycle} (the model ran it cleanly)")
+        table, mismatches = compare_traces(name, model.trace, monitor.rows)
+        rtl_dram = self.dram.read(0, self.params["DRAM_BYTES"])
+        dram_diff, dram_text = compare_dram(model.dram.bytes, rtl_dram)
+        if monitor.done_cycle is None:
+            mismatches.insert(0, f"the RTL did not finish within {slack * model.cycles + 100} "
+                                 f"cycles (model: {model.cycles})")
+        elif monitor.done_cycle != model.cycles:
+            mismatches.append(f"total cycles: model {model.cycles}, RTL {monitor.done_cycle}")
+        row = program_row(name, self.target, model.trace, model.cycles, monitor.done_cycle,
+                          mismatches, dram_diff)
+        return {"row": row, "table": table, "mismatches": mismatches, "dram": dram_text}
