@@ -1,0 +1,92 @@
+"""NPU code of a lowered conv: input and weight tiles streamed through slot caches, one `conv`
+instruction per tile (hardware im2col, all kernel taps and input-channel passes), then the
+vector epilogue and a strided store of the output-channel block."""
+
+from __future__ import annotations
+
+from ...lower.cache import SlotCache
+from .emit import SramPlan
+from .epilogue_gen import EpilogueCode
+
+
+def gen_conv(em, layer, tiles, dram, lowered, key: str) -> None:
+    hw, g, s, epi = em.hw, layer.geom, layer.schedule, layer.epilogue
+    eb = hw.act_bytes
+    cb = min(hw.cols, g.cout)
+    sram = SramPlan(hw, layer.name)
+    in_rows = min((s.rows - 1) * g.sh + (g.kh - 1) * g.dh + 1, g.h)
+    cq_max = max(t.q1 - t.q0 for t in tiles)
+    in_tile = in_rows * g.w * cq_max
+    w_tile = g.kh * g.kw * cq_max * cb
+    acc_tile = s.rows * g.ow * cb
+    ep = EpilogueCode(em, sram, dram, epi, g.cout, acc_tile, key)
+    ibase = sram.alloc("ibuf", s.in_slots * in_tile, "input slots")
+    wbase = sram.alloc("wbuf", s.w_slots * w_tile, "weight slots")
+    abase = sram.alloc("abuf", s.acc_slots * acc_tile, "accumulator slots")
+    obase = sram.alloc("obuf", s.out_slots * acc_tile * (2 if epi.residual else 1), "out slots")
+    x, y = dram.addr(lowered, layer.x), dram.addr(lowered, layer.y)
+    res = dram.addr(lowered, epi.residual) if epi.residual else None
+    # weights: every (block, slice) tile packed contiguously, in first-use order
+    waddr = {}
+    for t in tiles:
+        if t.w_key not in waddr:
+            waddr[t.w_key] = dram.const(f"{key}.w{t.c0}.{t.q0}",
+                                        layer.block_weights(t.c0, t.c1, t.q0, t.q1))
+    ep.prologue(layer.name)
+    in_cache, w_cache = SlotCache(s.in_slots), SlotCache(s.w_slots)
+    acc_slot, out_slot, acc_of = 0, 0, {}
+    for t in tiles:
+        i0, i1, pt, pb = g.in_rows(t.r0, t.r1)
+        cq, cbt, m = t.q1 - t.q0, t.c1 - t.c0, (t.r1 - t.r0) * g.ow
+        tag = f"{layer.name} rows {t.r0}:{t.r1} cout {t.c0}:{t.c1} cin {t.q0}:{t.q1}"
+        slot, fresh = in_cache.get(t.in_key)
+        ia = ibase + slot * in_tile
+        if fresh:
+            src = x + ((t.image * g.h + i0) * g.w * g.cin + t.q0) * eb
+            if cq == g.cin and g.w * cq <= 4095:
+                em.load("in", "ibuf", ia, src, i1 - i0, g.w * cq, g.w * cq * eb,
+                        comment=f"{tag}: input rows {i0}:{i1}")
+            else:
+                em.load("in", "ibuf", ia, src, g.w, cq, g.cin * eb, i1 - i0, g.w * g.cin * eb,
+                        comment=f"{tag}: input rows {i0}:{i1}")
+        slot, fresh = w_cache.get(t.w_key)
+        wa = wbase + slot * w_tile
+        if fresh:
+            em.load_dense("w", "wbuf", wa, waddr[t.w_key], g.kh * g.kw * cq * cbt,
+                          comment=f"{tag}: weights")
+        if t.first:
+            acc_of[t.acc_key] = abase + acc_slot * acc_tile
+            acc_slot = (acc_slot + 1) % s.acc_slots
+        aa = acc_of[t.acc_key]
+        regs = {"conv_kh": g.kh, "conv_kw": g.kw, "conv_stride_h": g.sh, "conv_stride_w": g.sw,
+                "conv_pad_top": pt, "conv_pad_left": g.pads[1], "conv_pad_bottom": pb,
+                "conv_pad_right": g.pads[3], "conv_dilation_h": g.dh, "conv_dilation_w": g.dw}
+        em.conv(ia, wa, aa, i1 - i0, g.w, cq, cbt, not t.first, regs, m * cbt, g.kh, g.kw, m,
+                comment=tag)
+        if not t.last:
+            continue
+        oa = obase + out_slot * acc_tile * (2 if epi.residual else 1)
+        out_slot = (out_slot + 1) % s.out_slots
+        ra = None
+        if epi.residual:
+            ra = oa + acc_tile
+            _rows_io(em, "load", "res", ra, res, t, g, cbt, eb, f"{tag}: residual")
+        ep.emit(aa, oa, ra, m * cbt, cbt, t.c0, tag)
+        _rows_io(em, "store", "out", oa, y, t, g, cbt, eb, f"{tag}: store")
+
+
+def _rows_io(em, kind: str, role: str, sram: int, base: int, t, g, cbt: int, eb: int,
+             comment: str) -> None:
+    """Output rows [r0, r1) x channels [c0, c1) of an NHWC tensor shaped like the output."""
+    addr = base + ((t.image * g.oh + t.r0) * g.ow * g.cout + t.c0) * eb
+    rows = t.r1 - t.r0
+    if cbt == g.cout and g.ow * g.cout <= 4095:
+        args = (rows, g.ow * g.cout, g.ow * g.cout * eb)
+        kw = {}
+    else:
+        args = (g.ow, cbt, g.cout * eb)
+        kw = {"planes": rows, "plane_stride": g.ow * g.cout * eb}
+    if kind == "load":
+        em.load(role, "obuf", sram, addr, *args, comment=comment, **kw)
+    else:
+        em.store(role, "obuf", sram, addr, *args, comment=comment, **kw)

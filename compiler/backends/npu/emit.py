@@ -1,0 +1,185 @@
+"""Instruction builders for one core and one layer: each returns an Op with its assembly text,
+estimated cycles, memory effects and register needs, and hands it to the hazard tracker."""
+
+from __future__ import annotations
+
+from ...errors import CompilerError
+from ...lower.cost import FIELD_MAX, Hw
+from .ops import Op, buf, operands
+
+ELEM = {"ibuf": "ibuf", "wbuf": "wbuf", "abuf": "abuf", "obuf": "obuf"}
+ROLES = ("in", "w", "out", "res")
+
+
+def channel_map(engines: int) -> dict:
+    """DMA channel per traffic role: activations in, weights/tables, results out, residuals.
+    Stores share the activation channel when there are two (weights are the steady stream)."""
+    table = {1: (0, 0, 0, 0), 2: (0, 1, 0, 0), 3: (0, 1, 2, 0)}
+    chans = table.get(engines, (0, 1, 2, 3))
+    return {r: f"dma{c}" for r, c in zip(ROLES, chans)}
+
+
+class SramPlan:
+    """Bump allocation of one layer's regions in the four buffers, checked against capacity."""
+
+    def __init__(self, hw: Hw, layer: str):
+        self.hw, self.layer = hw, layer
+        self.top = dict.fromkeys(hw.buffer_elems, 0)
+
+    def alloc(self, buffer: str, elems: int, what: str) -> int:
+        addr = self.top[buffer]
+        cap = self.hw.buffer_elems[buffer]
+        if addr + elems > cap:
+            raise CompilerError(f"layer '{self.layer}': {what} needs {elems} {buffer} elements at "
+                                f"{addr}, past its {cap}; the schedule does not fit (a "
+                                "tile-chooser bug: please report it)")
+        self.top[buffer] = addr + elems
+        return addr
+
+
+class Emitter:
+    """Collects one core's ops of one layer; DRAM addresses are bytes, SRAM are elements."""
+
+    def __init__(self, hw: Hw, tracker, layer_index: int, layer_name: str):
+        self.hw = hw
+        self.tracker = tracker
+        self.layer = layer_index
+        self.name = layer_name
+        self.chan = channel_map(hw.dma_engines)
+        self.ops: list = []
+        self.eb = dict(hw.elem_bytes)
+
+    def add(self, op: Op) -> Op:
+        op.layer = self.layer
+        self.tracker.add(op)
+        self.ops.append(op)
+        return op
+
+    # ---------------------------------------------------------------- DMA
+    def _dma_check(self, what: str, planes: int, rows: int, cols: int, pads=(0, 0, 0, 0)):
+        for field, v in (("planes", planes), ("rows", rows), ("cols", cols)):
+            if not 1 <= v <= FIELD_MAX[field]:
+                raise CompilerError(f"layer '{self.name}': {what} {field}={v} outside 1..4095 "
+                                    "(a lowering bug: please report it)")
+        if max(pads) > FIELD_MAX["pad"]:
+            raise CompilerError(f"layer '{self.name}': {what} padding {pads} exceeds 7")
+
+    def load(self, role: str, buffer: str, sram: int, dram: int, rows: int, cols: int,
+             stride: int, planes: int = 1, plane_stride: int = 0, pads=(0, 0, 0, 0),
+             comment: str = "") -> Op:
+        """DRAM -> SRAM; `stride`/`plane_stride` in bytes; pads = (top, bottom, left, right)."""
+        self._dma_check("load", planes, rows, cols, pads)
+        eb = self.eb[buffer]
+        pt, pb, pl, pr = pads
+        extent = planes * (pt + rows + pb) * (pl + cols + pr)
+        nbytes = planes * rows * cols * eb
+        last = dram + (planes - 1) * plane_stride + (rows - 1) * stride + cols * eb
+        fields = [("chan", self.chan[role][3:]), ("sram", buf(buffer, sram)),
+                  ("dram", f"{dram:#x}"), ("rows", rows), ("cols", cols), ("stride", stride)]
+        fields += [(k, v) for k, v in zip(("pad_top", "pad_bottom", "pad_left", "pad_right"),
+                                          pads) if v]
+        regs = {"dma_planes": planes, "dma_plane_stride": plane_stride if planes > 1 else 0}
+        return self.add(Op(self.chan[role], f"load {operands(fields)}", self.hw.dma(nbytes),
+                           reads=(("dram", dram, last),), writes=((buffer, sram, sram + extent),),
+                           regs=regs, comment=comment, nbytes=nbytes))
+
+    def store(self, role: str, buffer: str, sram: int, dram: int, rows: int, cols: int,
+              stride: int, planes: int = 1, plane_stride: int = 0, comment: str = "") -> Op:
+        self._dma_check("store", planes, rows, cols)
+        eb = self.eb[buffer]
+        count = planes * rows * cols
+        last = dram + (planes - 1) * plane_stride + (rows - 1) * stride + cols * eb
+        fields = [("chan", self.chan[role][3:]), ("sram", buf(buffer, sram)),
+                  ("dram", f"{dram:#x}"), ("rows", rows), ("cols", cols), ("stride", stride)]
+        regs = {"dma_planes": planes, "dma_plane_stride": plane_stride if planes > 1 else 0}
+        return self.add(Op(self.chan[role], f"store {operands(fields)}",
+                           self.hw.dma(count * eb), reads=((buffer, sram, sram + count),),
+                           writes=(("dram", dram, last),), regs=regs, comment=comment,
+                           nbytes=count * eb))
+
+    def load_dense(self, role: str, buffer: str, sram: int, dram: int, count: int,
+                   comment: str = "") -> Op:
+        """A contiguous run of `count` elements, shaped into DMA rows/cols/planes."""
+        eb = self.eb[buffer]
+        rows, cols, planes = _shape(count)
+        return self.load(role, buffer, sram, dram, rows, cols, cols * eb, planes,
+                         rows * cols * eb, comment=comment)
+
+    def store_dense(self, role: str, buffer: str, sram: int, dram: int, count: int,
+                    comment: str = "") -> Op:
+        eb = self.eb[buffer]
+        rows, cols, planes = _shape(count)
+        return self.store(role, buffer, sram, dram, rows, cols, cols * eb, planes,
+                          rows * cols * eb, comment=comment)
+
+    # ---------------------------------------------------------------- matrix
+    def conv(self, ibuf: int, wbuf: int, abuf: int, in_h: int, in_w: int, cin: int, cout: int,
+             acc: bool, regs: dict, out_elems: int, kh: int, kw: int, m: int,
+             comment: str = "") -> Op:
+        fields = [("ibuf", f"{ibuf:#x}"), ("wbuf", f"{wbuf:#x}"),
+                  ("abuf", f"{abuf:#x}"), ("in_h", in_h), ("in_w", in_w), ("cin", cin),
+                  ("cout", cout)] + ([("acc", 1)] if acc else [])
+        reads = [("ibuf", ibuf, ibuf + in_h * in_w * cin), ("wbuf", wbuf, wbuf + kh * kw * cin * cout)]
+        if acc:
+            reads.append(("abuf", abuf, abuf + out_elems))
+        return self.add(Op("matrix", f"conv {operands(fields)}",
+                           self.hw.conv(m, kh, kw, cin, cout), reads=tuple(reads),
+                           writes=(("abuf", abuf, abuf + out_elems),), regs=regs,
+                           comment=comment, macs=m * kh * kw * cin * cout))
+
+    def gemm(self, ibuf: int, wbuf: int, abuf: int, m: int, k: int, n: int, acc: bool,
+             comment: str = "") -> Op:
+        fields = [("ibuf", f"{ibuf:#x}"), ("wbuf", f"{wbuf:#x}"), ("abuf", f"{abuf:#x}"),
+                  ("m", m), ("k", k), ("n", n)] + ([("acc", 1)] if acc else [])
+        reads = [("ibuf", ibuf, ibuf + m * k), ("wbuf", wbuf, wbuf + k * n)]
+        if acc:
+            reads.append(("abuf", abuf, abuf + m * n))
+        return self.add(Op("matrix", f"gemm {operands(fields)}", self.hw.gemm(m, k, n),
+                           reads=tuple(reads), writes=(("abuf", abuf, abuf + m * n),),
+                           comment=comment, macs=m * k * n))
+
+    # ---------------------------------------------------------------- vector
+    def vec(self, mnemonic: str, dst: tuple, src0: tuple, length: int, src1: tuple = None,
+            src1_len: int | None = None, comment: str = "", **extra) -> Op:
+        """dst/src0/src1 are (buffer, address); extra fields follow the operands."""
+        if not 1 <= length <= FIELD_MAX["len"]:
+            raise CompilerError(f"layer '{self.name}': {mnemonic} len={length} outside "
+                                "1..65535 (a lowering bug: please report it)")
+        fields = [("dst", buf(*dst)), ("src0", buf(*src0))]
+        reads = [(src0[0], src0[1], src0[1] + length)]
+        if src1 is not None:
+            fields.append(("src1", buf(*src1)))
+            n1 = length if src1_len is None else src1_len
+            reads.append((src1[0], src1[1], src1[1] + n1))
+        fields.append(("len", length))
+        fields += list(extra.items())
+        cycles = self.hw.requant(length) if mnemonic == "vrequant" else self.hw.vector(length)
+        return self.add(Op("vector", f"{mnemonic} {operands(fields)}", cycles,
+                           reads=tuple(reads), writes=((dst[0], dst[1], dst[1] + length),),
+                           comment=comment))
+
+    def pool(self, mnemonic: str, dst: tuple, src: tuple, in_h: int, in_w: int, channels: int,
+             out_elems: int, regs: dict, cycles: int, comment: str = "") -> Op:
+        fields = [("dst", buf(*dst)), ("src0", buf(*src)), ("in_h", in_h), ("in_w", in_w),
+                  ("channels", channels)]
+        return self.add(Op("vector", f"{mnemonic} {operands(fields)}", cycles,
+                           reads=((src[0], src[1], src[1] + in_h * in_w * channels),),
+                           writes=((dst[0], dst[1], dst[1] + out_elems),), regs=regs,
+                           comment=comment))
+
+
+def _shape(count: int) -> tuple:
+    """(rows, cols, planes) with rows*cols*planes == count and each <= 4095."""
+    lim = FIELD_MAX["cols"]
+    if count <= lim:
+        return 1, count, 1
+    for cols in range(lim, 0, -1):
+        if count % cols == 0:
+            rest = count // cols
+            if rest <= lim:
+                return rest, cols, 1
+            for rows in range(lim, 0, -1):
+                if rest % rows == 0 and rest // rows <= FIELD_MAX["planes"]:
+                    return rows, cols, rest // rows
+    raise CompilerError(f"a contiguous transfer of {count} elements cannot be shaped into "
+                        "rows x cols x planes <= 4095 each")

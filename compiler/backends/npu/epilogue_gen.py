@@ -1,0 +1,85 @@
+"""Vector-unit code of an accumulator tile's epilogue (the sequence qnn ops are defined by):
+vbias, vrequant (fused ReLU), vclip, residual add (vmul, vmul, vadd, vshr), activation; or
+in fp16 mode bias, activation, residual vadd and the cast to fp16."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...lower.epilogue import VECTOR_CHUNK, Epilogue
+
+
+class EpilogueCode:
+    """One layer's epilogue resources: the constant table in abuf (bias, requant pairs, add
+    multipliers), and for a quantized residual add the scratch and broadcast vectors."""
+
+    def __init__(self, em, sram, dram, epi: Epilogue, channels: int, tile: int, key: str):
+        self.em, self.epi = em, epi
+        parts = [epi.bias.astype(np.float32 if not epi.quantized else np.int32)]
+        if epi.quantized:
+            parts.append(np.stack([epi.mult, epi.shift], axis=1).astype(np.int32).ravel())
+        if epi.residual and epi.quantized:
+            parts.append(np.array([epi.lhs_mult, epi.rhs_mult], np.int32))
+        table = np.concatenate([p.view(np.int32) if p.dtype == np.float32 else p
+                                for p in parts]).astype(np.int32)
+        if not epi.quantized:
+            table = table.view(np.float32)
+        self.words = table.size
+        self.table = sram.alloc("abuf", table.size, "epilogue table")
+        self.bias = self.table
+        self.rq = self.table + channels
+        self.mults = self.table + 3 * channels
+        self.const_addr = dram.const(f"{key}.table", table)
+        self.chunk = min(tile, VECTOR_CHUNK)
+        if epi.residual and epi.quantized:
+            self.scratch = sram.alloc("abuf", self.chunk, "residual product")
+            self.lm = sram.alloc("abuf", self.chunk, "lhs multiplier vector")
+            self.rm = sram.alloc("abuf", self.chunk, "rhs multiplier vector")
+
+    def prologue(self, comment: str) -> None:
+        """Load the table (one DMA) and build the broadcast multiplier vectors."""
+        em = self.em
+        em.load_dense("w", "abuf", self.table, self.const_addr, self.words,
+                      comment=f"{comment}: epilogue table")
+        if self.epi.residual and self.epi.quantized:
+            for vec, src in ((self.lm, self.mults), (self.rm, self.mults + 1)):
+                # x - x = 0 whatever abuf held, then + mult broadcast (channels=1)
+                em.vec("vsub", ("abuf", vec), ("abuf", vec), self.chunk, ("abuf", vec))
+                em.vec("vbias", ("abuf", vec), ("abuf", vec), self.chunk, ("abuf", src),
+                       src1_len=1, channels=1)
+
+    def emit(self, acc: int, out: int, res: int | None, length: int, channels: int, c0: int,
+             comment: str) -> None:
+        """acc (abuf, int32/fp32) -> out (obuf, int8/fp16); res: the residual tile in obuf."""
+        em, e = self.em, self.epi
+        em.vec("vbias", ("abuf", acc), ("abuf", acc), length, ("abuf", self.bias + c0),
+               src1_len=channels, channels=channels, comment=comment)
+        if e.quantized:
+            em.vec("vrequant", ("obuf", out), ("abuf", acc), length, ("abuf", self.rq + 2 * c0),
+                   src1_len=2 * channels, channels=channels, zp=e.out_zp,
+                   relu=int(e.act == "relu"))
+            if e.act == "clip":
+                em.vec("vclip", ("obuf", out), ("obuf", out), length, lo=int(e.act_lo),
+                       hi=int(e.act_hi))
+            if e.residual:
+                for o in range(0, length, self.chunk):
+                    n = min(self.chunk, length - o)
+                    em.vec("vmul", ("abuf", acc + o), ("obuf", out + o), n, ("abuf", self.lm))
+                    em.vec("vmul", ("abuf", self.scratch), ("obuf", res + o), n,
+                           ("abuf", self.rm))
+                    em.vec("vadd", ("abuf", acc + o), ("abuf", acc + o), n,
+                           ("abuf", self.scratch))
+                    em.vec("vshr", ("obuf", out + o), ("abuf", acc + o), n, shift=e.add_shift)
+                self._act("obuf", out, length, e.post_act, e.post_lo, e.post_hi)
+            return
+        self._act("abuf", acc, length, e.act, e.act_lo, e.act_hi)
+        if e.residual:
+            em.vec("vadd", ("abuf", acc), ("abuf", acc), length, ("obuf", res))
+            self._act("abuf", acc, length, e.post_act, e.post_lo, e.post_hi)
+        em.vec("vcopy", ("obuf", out), ("abuf", acc), length)
+
+    def _act(self, buffer: str, addr: int, length: int, kind: str, lo, hi) -> None:
+        if kind == "relu":
+            self.em.vec("vrelu", (buffer, addr), (buffer, addr), length)
+        elif kind == "clip":
+            self.em.vec("vclip", (buffer, addr), (buffer, addr), length, lo=int(lo), hi=int(hi))

@@ -1,0 +1,84 @@
+"""Dependencies from memory effects: every op is ordered after the earlier ops whose SRAM or
+DRAM ranges it conflicts with (read after write, write after read, write after write)."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+
+
+class IntervalMap:
+    """Disjoint [lo, hi) segments of one memory, each with its last writer and the readers
+    since that write."""
+
+    def __init__(self):
+        self.starts: list = []
+        self.segs: list = []  # [lo, hi, writer, readers(list)]
+
+    def _split(self, at: int) -> None:
+        i = bisect_right(self.starts, at) - 1
+        if i >= 0:
+            lo, hi, w, rs = self.segs[i]
+            if lo < at < hi:
+                self.segs[i] = [lo, at, w, rs]
+                self.segs.insert(i + 1, [at, hi, w, list(rs)])
+                self.starts.insert(i + 1, at)
+
+    def _span(self, lo: int, hi: int) -> tuple:
+        self._split(lo)
+        self._split(hi)
+        i = bisect_right(self.starts, lo - 1)
+        j = i
+        while j < len(self.segs) and self.segs[j][0] < hi:
+            j += 1
+        return i, j
+
+    def access(self, lo: int, hi: int, op: int, write: bool, deps: set) -> None:
+        if hi <= lo:
+            return
+        i, j = self._span(lo, hi)
+        for seg in self.segs[i:j]:
+            if seg[2] is not None:
+                deps.add(seg[2])
+            if write:
+                deps.update(seg[3])
+        if write:
+            del self.segs[i:j]
+            del self.starts[i:j]
+            self.segs.insert(i, [lo, hi, op, []])
+            self.starts.insert(i, lo)
+            return
+        # record the read; fill the gaps so later writes see this reader
+        new, cur = [], lo
+        for seg in self.segs[i:j]:
+            if seg[0] > cur:
+                new.append([cur, seg[0], None, [op]])
+            seg[3].append(op)
+            new.append(seg)
+            cur = seg[1]
+        if cur < hi:
+            new.append([cur, hi, None, [op]])
+        self.segs[i:j] = new
+        self.starts[i:j] = [s[0] for s in new]
+
+
+class Tracker:
+    """Assigns ids to ops in program order and fills in their dependencies."""
+
+    def __init__(self):
+        self.maps: dict = {}
+        self.ops: list = []
+
+    def add(self, op) -> None:
+        op.id = len(self.ops)
+        deps: set = set()
+        for space, lo, hi in op.reads:
+            self.maps.setdefault(space, IntervalMap()).access(lo, hi, op.id, False, deps)
+        for space, lo, hi in op.writes:
+            self.maps.setdefault(space, IntervalMap()).access(lo, hi, op.id, True, deps)
+        deps.discard(op.id)
+        op.deps = sorted(deps)
+        self.ops.append(op)
+
+    def fence(self) -> None:
+        """Forget history: a barrier orders everything before it."""
+        self.maps = {}

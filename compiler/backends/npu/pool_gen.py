@@ -1,0 +1,68 @@
+"""NPU code of pooling: input rows (with the window's halo) into ibuf slots, vmaxpool or
+vsumpool with per-tile pool_* registers, then (average) the scale, and a strided store."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .emit import SramPlan
+
+
+def gen_pool(em, layer, tiles, dram, lowered, key: str) -> None:
+    hw, g, s = em.hw, layer.geom, layer.schedule
+    eb = hw.act_bytes
+    sram = SramPlan(hw, layer.name)
+    in_rows = min((s.rows - 1) * g.sh + g.kh, g.h)
+    in_tile, out_tile = in_rows * g.w * s.channels, s.rows * g.ow * s.channels
+    ibase = sram.alloc("ibuf", s.in_slots * in_tile, "input slots")
+    obase = sram.alloc("obuf", 2 * out_tile, "out slots")
+    avg = layer.pool == "avg"
+    quant = hw.dtype == "int8"
+    if avg:
+        sbase = sram.alloc("abuf", 2 * out_tile, "sum slots")
+        if quant:
+            table = np.array([layer.mult, layer.shift], np.int32)
+        else:  # the scale as a vector: vmul has no scalar operand
+            table = np.full(out_tile, layer.scale, np.float32)
+        ta = sram.alloc("abuf", table.size, "scale")
+        em.load_dense("w", "abuf", ta, dram.const(f"{key}.scale", table), table.size,
+                      comment=f"{layer.name}: scale")
+    x, y = dram.addr(lowered, layer.x), dram.addr(lowered, layer.y)
+    for k, (n, r0, r1, c0, c1) in enumerate(tiles):
+        i0, i1, pt, pb = g.in_rows(r0, r1)
+        cs, oh = c1 - c0, r1 - r0
+        ia = ibase + (k % s.in_slots) * in_tile
+        oa = obase + (k % 2) * out_tile
+        tag = f"{layer.name} rows {r0}:{r1} ch {c0}:{c1}"
+        src = x + ((n * g.h + i0) * g.w * g.cin + c0) * eb
+        if cs == g.cin and g.w * cs <= 4095:
+            em.load("in", "ibuf", ia, src, i1 - i0, g.w * cs, g.w * cs * eb,
+                    comment=f"{tag}: input rows {i0}:{i1}")
+        else:
+            em.load("in", "ibuf", ia, src, g.w, cs, g.cin * eb, i1 - i0, g.w * g.cin * eb,
+                    comment=f"{tag}: input rows {i0}:{i1}")
+        regs = {"pool_kh": g.kh, "pool_kw": g.kw, "pool_stride_h": g.sh, "pool_stride_w": g.sw,
+                "pool_pad_top": pt, "pool_pad_left": g.pads[1], "pool_pad_bottom": pb,
+                "pool_pad_right": g.pads[3]}
+        count = oh * g.ow * cs
+        cycles = hw.pool(oh, g.ow, g.kh, g.kw, cs)
+        if not avg:
+            em.pool("vmaxpool", ("obuf", oa), ("ibuf", ia), i1 - i0, g.w, cs, count, regs,
+                    cycles, comment=tag)
+        else:
+            sa = sbase + (k % 2) * out_tile
+            em.pool("vsumpool", ("abuf", sa), ("ibuf", ia), i1 - i0, g.w, cs, count, regs,
+                    cycles, comment=tag)
+            if quant:
+                em.vec("vrequant", ("obuf", oa), ("abuf", sa), count, ("abuf", ta), src1_len=2,
+                       channels=1)
+            else:
+                em.vec("vmul", ("abuf", sa), ("abuf", sa), count, ("abuf", ta))
+                em.vec("vcopy", ("obuf", oa), ("abuf", sa), count)
+        dst = y + ((n * g.oh + r0) * g.ow * g.cout + c0) * eb
+        if cs == g.cin and g.ow * cs <= 4095:
+            em.store("out", "obuf", oa, dst, oh, g.ow * cs, g.ow * cs * eb,
+                     comment=f"{tag}: store")
+        else:
+            em.store("out", "obuf", oa, dst, g.ow, cs, g.cout * eb, oh, g.ow * g.cout * eb,
+                     comment=f"{tag}: store")

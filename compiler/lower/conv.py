@@ -1,0 +1,240 @@
+"""Convolution (and batched dense) lowering: output-row x output-channel x input-channel
+tiles, loop order and slot counts chosen against the Target by an analytical cost model."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from math import ceil
+
+import numpy as np
+
+from ..errors import CompilerError
+from .cost import FIELD_MAX, Hw
+from .epilogue import Epilogue
+from .geometry import ConvGeom, block_weights
+
+ORDERS = ("sjq", "sqj", "jsq")
+SYNC_CYCLES = 4  # loop nest, outer to inner: s = row tile, j = cout, q = cin
+
+
+@dataclass(frozen=True)
+class ConvSchedule:
+    rows: int            # output rows per spatial tile
+    cin_slice: int       # input channels per conv instruction (whole range, or R multiples)
+    order: str           # one of ORDERS
+    in_slots: int
+    w_slots: int
+    acc_slots: int
+    out_slots: int
+    est: dict = field(default_factory=dict, compare=False)  # cycles/bytes estimates
+
+    def describe(self) -> str:
+        return (f"rows={self.rows} cin_slice={self.cin_slice} order={self.order} slots "
+                f"in/w/acc/out={self.in_slots}/{self.w_slots}/{self.acc_slots}/"
+                f"{self.out_slots}")
+
+
+@dataclass(frozen=True)
+class ConvTile:
+    """One conv instruction's work: output rows x output channels, over an input slice."""
+
+    image: int
+    r0: int
+    r1: int
+    c0: int
+    c1: int
+    q0: int
+    q1: int
+    first: bool           # first input slice of this (image, rows, channels) accumulator
+    last: bool            # last: the epilogue and the store follow
+
+    @property
+    def in_key(self) -> tuple:
+        return (self.image, self.r0, self.q0, self.q1)
+
+    @property
+    def w_key(self) -> tuple:
+        return (self.c0, self.q0)
+
+    @property
+    def acc_key(self) -> tuple:
+        return (self.image, self.r0, self.c0)
+
+
+@dataclass
+class ConvLayer:
+    """A lowered conv: geometry, weights (kh, kw, cin/groups, cout), epilogue, schedule."""
+
+    name: str
+    x: str
+    y: str
+    geom: ConvGeom
+    weights: np.ndarray
+    epilogue: Epilogue
+    schedule: ConvSchedule | None = None
+    kind: str = "conv"
+    note: str = ""
+
+    @property
+    def inputs(self) -> list:
+        return [self.x] + ([self.epilogue.residual] if self.epilogue.residual else [])
+
+    @property
+    def macs(self) -> int:
+        return self.geom.macs
+
+    def blocks(self, cols: int) -> list:
+        """(c0, c1, lo, hi) per output-channel block of the array's width."""
+        g = self.geom
+        return [(c0, min(c0 + cols, g.cout), *g.cin_range(c0, min(c0 + cols, g.cout)))
+                for c0 in range(0, g.cout, cols)]
+
+    def tiles(self, hw: Hw, images=None) -> list:
+        """Every conv instruction of the schedule, in execution order."""
+        s = self.schedule
+        g = self.geom
+        images = range(g.n) if images is None else images
+        rows = [(r, min(r + s.rows, g.oh)) for r in range(0, g.oh, s.rows)]
+        spatial = [(n, r0, r1) for n in images for r0, r1 in rows]
+        blocks = self.blocks(hw.cols)
+
+        def slices(lo, hi):
+            return [(q, min(q + s.cin_slice, hi)) for q in range(lo, hi, s.cin_slice)]
+
+        def tile(sp, blk, qi, qs):
+            (n, r0, r1), (c0, c1, lo, hi) = sp, blk
+            return ConvTile(n, r0, r1, c0, c1, *qs[qi], qi == 0, qi == len(qs) - 1)
+
+        out = []
+        if s.order == "sjq":
+            for sp in spatial:
+                for blk in blocks:
+                    qs = slices(blk[2], blk[3])
+                    out += [tile(sp, blk, i, qs) for i in range(len(qs))]
+        elif s.order == "jsq":
+            for blk in blocks:
+                qs = slices(blk[2], blk[3])
+                for sp in spatial:
+                    out += [tile(sp, blk, i, qs) for i in range(len(qs))]
+        else:  # sqj: dense convs only, every block shares the input slices
+            qs = slices(0, g.cin)
+            for sp in spatial:
+                for i in range(len(qs)):
+                    out += [tile(sp, blk, i, qs) for blk in blocks]
+        return out
+
+    def block_weights(self, c0: int, c1: int, q0: int, q1: int) -> np.ndarray:
+        lo, _ = self.geom.cin_range(c0, c1)
+        return np.ascontiguousarray(block_weights(self.weights, self.geom, c0, c1)
+                                    [:, :, q0 - lo:q1 - lo, :])
+
+
+# ------------------------------------------------------------------ the tile chooser
+
+def _loads(order: str, keys: str, n_s: int, n_j: int, n_q: int, slots: int) -> int:
+    """Loads of the input ('in') or weight ('w') tiles under SlotCache for a loop order."""
+    if keys == "in":
+        if order == "sqj":
+            return n_s * n_q
+        if order == "sjq":
+            return n_s * n_q if n_q == 1 or n_q <= slots else n_s * n_j * n_q
+        return n_s * n_q if n_s * n_q <= slots else n_j * n_s * n_q
+    if order == "jsq":
+        return n_j * n_q if n_q <= slots else n_j * n_s * n_q
+    return n_j * n_q if n_j * n_q <= slots else n_s * n_j * n_q
+
+
+def _row_options(oh: int) -> list:
+    return sorted({ceil(oh / k) for k in range(1, oh + 1)}, reverse=True)
+
+
+def _slice_options(cin: int, rows: int, grouped: bool) -> list:
+    if grouped or cin <= rows:
+        return [cin]
+    return [cin] + [rows * k for k in range(ceil(cin / rows) - 1, 0, -1)]
+
+
+def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: str):
+    """The schedule for these tile sizes with the most slots that fit, and its estimated
+    cycles; None when it does not fit the Target's buffers or instruction fields."""
+    g, eb = geom, hw.act_bytes
+    grouped = g.groups > 1
+    cb = min(hw.cols, g.cout)
+    n_j = ceil(g.cout / cb)
+    cr = g.cin_range(0, cb)[1] - g.cin_range(0, cb)[0] if grouped else g.cin
+    n_q = ceil(cr / cq)
+    if order == "sqj" and (grouped or n_q == 1):
+        return None
+    n_s = g.n * ceil(g.oh / rows)
+    in_rows = min((rows - 1) * g.sh + (g.kh - 1) * g.dh + 1, g.h)
+    m = rows * g.ow
+    if in_rows > FIELD_MAX["in_hw"] or g.w > FIELD_MAX["in_hw"] or max(g.pads) > \
+            FIELD_MAX["conv_pad"] or cq > FIELD_MAX["cin"] or m * cb > FIELD_MAX["len"]:
+        return None
+    in_tile, w_tile, acc_tile = in_rows * g.w * cq, g.kh * g.kw * cq * cb, m * cb
+    elems = hw.buffer_elems
+    in_keys = n_s * (n_j if grouped else n_q)
+    in_slots = min(in_keys, elems["ibuf"] // in_tile)
+    w_slots = min(n_j * n_q, elems["wbuf"] // w_tile)
+    avail = elems["abuf"] - epi.table_words(g.cout) - epi.scratch_words(acc_tile)
+    need_acc = n_j if order == "sqj" else 1
+    acc_slots = min(need_acc * 2, avail // acc_tile) if avail > 0 else 0
+    per_out = acc_tile * (2 if epi.residual else 1)
+    out_slots = min(2, elems["obuf"] // per_out)
+    if min(in_slots, w_slots, out_slots) < 1 or acc_slots < need_acc:
+        return None
+    in_loads = n_s * n_j if grouped else _loads(order, "in", n_s, n_j, n_q, in_slots)
+    w_loads = n_j if grouped and n_j <= w_slots else \
+        n_s * n_j if grouped else _loads(order, "w", n_s, n_j, n_q, w_slots)
+    # matrix: every (row tile, block, slice) conv; sum_s m_s = n * oh * ow
+    full = [hw.conv_passes(g.kh, g.kw, min(cq, cr - q)) for q in range(0, cr, cq)]
+    passes = sum(len(p) for p in full)
+    depth = sum(sum(p) for p in full)
+    fill = hw.rows + hw.cols - 1
+    matrix = n_j * (passes * (g.n * g.oh * g.ow + n_s * fill) + n_s * depth)
+    vector = n_s * n_j * epi.cycles(hw, acc_tile)
+    out_bytes = g.n * g.oh * g.ow * g.cout * eb
+    nbytes = (in_loads * in_tile + w_loads * w_tile) * eb + out_bytes * \
+        (2 if epi.residual else 1) + epi.table_words(g.cout) * 4
+    transfers = in_loads + w_loads + n_s * n_j * (2 if epi.residual else 1) + 1
+    dma = hw.dma_time(transfers, nbytes)
+    start = hw.dma(in_tile * eb) + hw.dma(w_tile * eb) + epi.cycles(hw, acc_tile) + \
+        hw.dma(acc_tile * eb)
+    serial = 0
+    if in_slots == 1 and in_loads > 1:
+        serial += in_loads * hw.dma(in_tile * eb)
+    if w_slots == 1 and w_loads > 1:
+        serial += w_loads * hw.dma(w_tile * eb)
+    if acc_slots == need_acc and n_s * n_j > need_acc:
+        serial += vector
+    if out_slots == 1 and n_s * n_j > 1:
+        serial += n_s * n_j * hw.dma(acc_tile * eb)
+    instrs = n_s * n_j * n_q
+    # each conv also costs the matrix unit its waits, signal and cfgs (a few cycles)
+    total = max(matrix + SYNC_CYCLES * instrs, vector, dma) + start + serial
+    est = {"cycles": total, "matrix": matrix, "vector": vector, "dma": dma,
+           "dram_bytes": nbytes, "instructions": instrs}
+    return ConvSchedule(rows, cq, order, in_slots, w_slots, acc_slots, out_slots, est)
+
+
+def choose_schedule(geom: ConvGeom, epi: Epilogue, hw: Hw, name: str = "") -> ConvSchedule:
+    """The cheapest feasible schedule (ties: fewer instructions)."""
+    best = None
+    grouped = geom.groups > 1
+    cr = geom.cin_range(0, min(hw.cols, geom.cout))
+    cr = cr[1] - cr[0] if grouped else geom.cin
+    for rows in _row_options(geom.oh):
+        for cq in _slice_options(cr, hw.rows, grouped):
+            for order in (("sjq",) if grouped else ORDERS):
+                s = estimate(geom, epi, hw, rows, cq, order)
+                if s is not None and (best is None or (s.est["cycles"], s.est["instructions"])
+                                      < (best.est["cycles"], best.est["instructions"])):
+                    best = s
+    if best is None:
+        g = geom
+        raise CompilerError(
+            f"layer '{name}': no tiling of conv {g.h}x{g.w}x{g.cin} -> {g.oh}x{g.ow}x{g.cout} "
+            f"(kernel {g.kh}x{g.kw}) fits the Target's buffers (elements: "
+            f"{dict(hw.buffer_elems)}) and instruction fields (in_h/in_w <= 1023, pads <= 15); "
+            "use a Target with larger buffers or a smaller input resolution")
+    return best

@@ -1,0 +1,105 @@
+"""Single-row dense layers, lowered with the roles swapped: the weights stream through the
+array (m = output features) and the input vector is the stationary operand, so one pass does
+up to 65535 outputs instead of one (a batch-1 x @ W on a weight-stationary array would stream
+m = 1 row per pass). Batched dense layers go through the conv lowering as 1x1 convs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from math import ceil
+
+import numpy as np
+
+from ..errors import CompilerError
+from .cost import FIELD_MAX, Hw
+from .epilogue import Epilogue
+
+
+@dataclass(frozen=True)
+class DenseSchedule:
+    n_tile: int        # output features per accumulator tile (the gemm's m)
+    group: int         # reduction blocks of R per weight load
+    w_slots: int
+    est: dict = field(default_factory=dict, compare=False)
+
+    def describe(self) -> str:
+        return f"n_tile={self.n_tile} k_blocks/load={self.group} w_slots={self.w_slots}"
+
+
+@dataclass
+class DenseLayer:
+    """y (1, N) = epilogue(x (1, K) @ w (K, N))."""
+
+    name: str
+    x: str
+    y: str
+    k: int
+    n: int
+    weights: np.ndarray
+    epilogue: Epilogue
+    schedule: DenseSchedule | None = None
+    kind: str = "dense"
+    note: str = ""
+
+    @property
+    def inputs(self) -> list:
+        return [self.x] + ([self.epilogue.residual] if self.epilogue.residual else [])
+
+    @property
+    def macs(self) -> int:
+        return self.k * self.n
+
+    def tiles(self, hw: Hw) -> list:
+        """(n0, n1, [(k0, k1) reduction blocks per weight load, ...]) per output tile."""
+        s = self.schedule
+        kb = [(k, min(k + hw.rows, self.k)) for k in range(0, self.k, hw.rows)]
+        loads = [kb[i:i + s.group] for i in range(0, len(kb), s.group)]
+        return [(n0, min(n0 + s.n_tile, self.n), loads) for n0 in range(0, self.n, s.n_tile)]
+
+    def packed_tile(self, n0: int, n1: int, blocks: list) -> np.ndarray:
+        """The weight tile of one load: per reduction block, w[k0:k1, n0:n1] transposed
+        ((n1 - n0) x (k1 - k0), row-major), blocks back to back."""
+        return np.concatenate([np.ascontiguousarray(self.weights[k0:k1, n0:n1].T).ravel()
+                               for k0, k1 in blocks])
+
+
+def choose_dense(k: int, n: int, epi: Epilogue, hw: Hw, name: str = "") -> DenseSchedule:
+    eb = hw.act_bytes
+    nblk = ceil(k / hw.rows)
+    best = None
+    n_opts = sorted({ceil(n / t) for t in range(1, n + 1)
+                     if ceil(n / t) <= FIELD_MAX["channels"]}, reverse=True)[:64]
+    for nt in n_opts:
+        tiles = ceil(n / nt)
+        acc = nt
+        abuf = hw.buffer_elems["abuf"] - epi.table_words(n) - epi.scratch_words(acc)
+        if abuf < 2 * acc or nt * (2 if epi.residual else 1) * 2 > hw.buffer_elems["obuf"] \
+                or k > hw.buffer_elems["wbuf"]:
+            continue
+        for group in sorted({1, 2, 4, 8, 16, 32, nblk}):
+            if group > nblk:
+                continue
+            w_tile = nt * hw.rows * group
+            slots = min(2, hw.buffer_elems["ibuf"] // w_tile)
+            if slots < 1:
+                continue
+            loads = tiles * ceil(nblk / group)
+            matrix = tiles * sum(hw.gemm(nt, min(hw.rows, k - b), 1)
+                                 for b in range(0, k, hw.rows))
+            vector = tiles * epi.cycles(hw, nt)
+            nbytes = (k * n + k + n * (2 if epi.residual else 1)) * eb
+            dma = hw.dma_time(loads + tiles + 2, nbytes)
+            serial = loads * hw.dma(w_tile * eb) if slots == 1 and loads > 1 else 0
+            total = max(matrix, vector, dma) + hw.dma(w_tile * eb) + hw.dma(k * eb) + \
+                epi.cycles(hw, nt) + hw.dma(nt * eb) + serial
+            s = DenseSchedule(nt, group, slots, {"cycles": total, "matrix": matrix,
+                                                 "vector": vector, "dma": dma,
+                                                 "dram_bytes": nbytes,
+                                                 "instructions": tiles * nblk})
+            if best is None or (total, loads) < (best.est["cycles"], best.est["instructions"]):
+                best = s
+    if best is None:
+        raise CompilerError(f"layer '{name}': dense {k} -> {n} does not fit the Target's "
+                            f"buffers (elements: {dict(hw.buffer_elems)}); the input vector "
+                            "must fit wbuf and a 1-feature tile abuf/obuf")
+    return best

@@ -1,0 +1,69 @@
+"""What follows a conv/dense accumulation on the vector unit: bias, requantize or cast,
+activation, residual add. Shared by every backend; the NPU runs it as vector instructions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+VECTOR_CHUNK = 4096  # elements of the broadcast multiplier vectors of the residual add
+
+
+@dataclass
+class Epilogue:
+    """int8: y = act(requant(acc + bias)) [+ residual: post_act(add_int(y, r))];
+    float: y = act(acc + bias) [+ residual: post_act(y + r)], cast to the output dtype."""
+
+    bias: np.ndarray                 # int32 (int8 path) or float32, one per output channel
+    act: str = "none"                # none | relu | clip
+    act_lo: float = -128
+    act_hi: float = 127
+    mult: np.ndarray | None = None   # int32 per channel (int8 path only)
+    shift: np.ndarray | None = None
+    out_zp: int = 0
+    residual: str | None = None      # tensor added after the activation
+    lhs_mult: int = 0
+    rhs_mult: int = 0
+    add_shift: int = 0
+    post_act: str = "none"
+    post_lo: float = -128
+    post_hi: float = 127
+
+    @property
+    def quantized(self) -> bool:
+        return self.mult is not None
+
+    def vector_ops(self) -> list:
+        """The vector instructions over one accumulator tile, in order (for cost estimates
+        and as the contract the NPU codegen follows)."""
+        ops = ["vbias"]
+        if self.quantized:
+            ops.append("vrequant")
+            if self.act == "clip":
+                ops.append("vclip")
+        else:
+            if self.act != "none":
+                ops.append("vrelu" if self.act == "relu" else "vclip")
+        if self.residual:
+            ops += ["vmul", "vmul", "vadd", "vshr"] if self.quantized else ["vadd"]
+            if self.post_act != "none":
+                ops.append("vrelu" if self.post_act == "relu" else "vclip")
+        if not self.quantized:
+            ops.append("vcopy")
+        return ops
+
+    def cycles(self, hw, length: int) -> int:
+        """Vector cycles of the epilogue of one accumulator tile of `length` elements."""
+        return sum(hw.requant(length) if op == "vrequant" else hw.vector(length)
+                   for op in self.vector_ops())
+
+    def table_words(self, channels: int) -> int:
+        """abuf words of the layer's constant tables: bias, (mult, shift) pairs, add mults."""
+        return channels + (2 * channels if self.quantized else 0) + (2 if self.residual else 0)
+
+    def scratch_words(self, tile: int) -> int:
+        """abuf words of the residual add's scratch (a product and two multiplier vectors)."""
+        if not self.residual or not self.quantized:
+            return 0
+        return 3 * min(tile, VECTOR_CHUNK)

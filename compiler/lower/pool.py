@@ -1,0 +1,94 @@
+"""Pooling lowering (max, average, global average): output-row x channel tiles on the vector
+unit; average pooling sums to int32/fp32 and scales (requantize or multiply)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from math import ceil
+
+from ..errors import CompilerError
+from .cost import FIELD_MAX, Hw
+from .geometry import ConvGeom
+
+
+@dataclass(frozen=True)
+class PoolSchedule:
+    rows: int
+    channels: int
+    in_slots: int
+    est: dict = field(default_factory=dict, compare=False)
+
+    def describe(self) -> str:
+        return f"rows={self.rows} channels={self.channels} in_slots={self.in_slots}"
+
+
+@dataclass
+class PoolLayer:
+    """kind max: y = maxpool(x); avg: y = scale(sumpool(x)) with (mult, shift) (int8) or
+    a float multiplier (fp16); geometry as a depthwise conv of the window."""
+
+    name: str
+    x: str
+    y: str
+    geom: ConvGeom          # cin = cout = channels, groups = channels (shape only)
+    pool: str               # max | avg
+    mult: int = 0
+    shift: int = 0
+    scale: float = 1.0      # float path: the multiplier of the sum
+    schedule: PoolSchedule | None = None
+    kind: str = "pool"
+    note: str = ""
+
+    @property
+    def inputs(self) -> list:
+        return [self.x]
+
+    @property
+    def macs(self) -> int:
+        return 0
+
+    def tiles(self) -> list:
+        """(image, r0, r1, c0, c1) per vector pool instruction."""
+        s, g = self.schedule, self.geom
+        return [(n, r0, min(r0 + s.rows, g.oh), c0, min(c0 + s.channels, g.cin))
+                for n in range(g.n) for r0 in range(0, g.oh, s.rows)
+                for c0 in range(0, g.cin, s.channels)]
+
+
+def choose_pool(geom: ConvGeom, pool: str, hw: Hw, name: str = "") -> PoolSchedule:
+    g, eb = geom, hw.act_bytes
+    best = None
+    ch_opts = sorted({g.cin} | {hw.lanes * k for k in range(1, ceil(g.cin / hw.lanes))},
+                     reverse=True)
+    if max(g.kh, g.kw) > FIELD_MAX["pool_window"] or max(g.pads) > FIELD_MAX["pool_pad"]:
+        raise CompilerError(f"layer '{name}': pool window {g.kh}x{g.kw} / pads {g.pads} exceed "
+                            "the pool_* registers (window <= 255, pads <= 15)")
+    for rows in sorted({ceil(g.oh / k) for k in range(1, g.oh + 1)}, reverse=True):
+        in_rows = min((rows - 1) * g.sh + g.kh, g.h)
+        if in_rows > FIELD_MAX["in_hw"] or g.w > FIELD_MAX["in_hw"]:
+            continue
+        for cs in ch_opts:
+            if cs > FIELD_MAX["channels"]:
+                continue
+            n_t = g.n * ceil(g.oh / rows) * ceil(g.cin / cs)
+            in_tile, out_tile = in_rows * g.w * cs, rows * g.ow * cs
+            slots = min(2, hw.buffer_elems["ibuf"] // in_tile, n_t)
+            if slots < 1 or 2 * out_tile > hw.buffer_elems["obuf"] or \
+                    (pool == "avg" and out_tile + 2 > hw.buffer_elems["abuf"]):
+                continue
+            vec = n_t * hw.pool(rows, g.ow, g.kh, g.kw, cs)
+            if pool == "avg":
+                vec += n_t * (hw.requant(out_tile) if hw.dtype == "int8" else
+                              2 * hw.vector(out_tile))
+            nbytes = (n_t * in_tile + g.n * g.oh * g.ow * g.cin) * eb
+            dma = hw.dma_time(2 * n_t, nbytes)
+            serial = n_t * hw.dma(in_tile * eb) if slots == 1 and n_t > 1 else 0
+            total = max(vec, dma) + hw.dma(in_tile * eb) + hw.dma(out_tile * eb) + serial
+            s = PoolSchedule(rows, cs, slots, {"cycles": total, "vector": vec, "dma": dma,
+                                                "dram_bytes": nbytes, "instructions": n_t})
+            if best is None or (total, n_t) < (best.est["cycles"], best.est["instructions"]):
+                best = s
+    if best is None:
+        raise CompilerError(f"layer '{name}': no tiling of pool {g.h}x{g.w}x{g.cin} fits the "
+                            f"Target's buffers (elements: {dict(hw.buffer_elems)})")
+    return best

@@ -1,0 +1,291 @@
+"""lower(): a quantized (or float, for fp16 Targets) NHWC graph -> scheduled layers.
+
+Backend-neutral: each graph node becomes one or more layers (conv, dense, pool, eltwise, copy)
+whose tile sizes and loop order were chosen against the Target by the cost model; reshapes
+become aliases. The NPU backend turns layers into instructions; others may emit loops."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from math import prod
+
+import numpy as np
+
+from ..errors import CompilerError, did_you_mean
+from ..ir.graph import Graph, Node
+from .conv import ConvLayer, choose_schedule
+from .copy import CopyLayer, copy_cycles, plan_copy
+from .cost import Hw
+from .dense import DenseLayer, choose_dense
+from .eltwise import EltwiseLayer, choose_eltwise
+from .epilogue import Epilogue
+from .geometry import ConvGeom, space_to_depth
+from .pool import PoolLayer, choose_pool
+
+ALIAS_OPS = ("flatten", "reshape", "identity", "nn.dropout")
+ELTWISE = {"qnn.add": "add", "qnn.relu": "relu", "qnn.clip": "clip", "qnn.lut": "lut",
+           "qnn.multiply": "multiply", "add": "add", "nn.relu": "relu", "clip": "clip",
+           "multiply": "multiply"}
+FLOAT_DTYPES = ("float32", "float16")
+
+
+@dataclass(frozen=True)
+class TensorInfo:
+    shape: tuple
+    dtype: str     # the DRAM element type: int8 / int32 / float16
+
+    @property
+    def numel(self) -> int:
+        return int(prod(self.shape))
+
+
+@dataclass
+class LoweredProgram:
+    """Layers in execution order plus every DRAM tensor they touch."""
+
+    name: str
+    target: object
+    hw: Hw
+    layers: list
+    tensors: dict                      # name -> TensorInfo (roots and scratch)
+    aliases: dict                      # alias -> root tensor name
+    inputs: list
+    outputs: list
+    graph: Graph
+    notes: list = field(default_factory=list)
+
+    def root(self, name: str) -> str:
+        while name in self.aliases:
+            name = self.aliases[name]
+        return name
+
+    def tensor(self, name: str) -> TensorInfo:
+        return self.tensors[self.root(name)]
+
+    @property
+    def macs(self) -> int:
+        return sum(layer.macs for layer in self.layers)
+
+    def min_dram_bytes(self, layer) -> int:
+        """Compulsory traffic: each input and the output once, and the weights once."""
+        eb = self.hw.act_bytes
+        acts = sum(self.tensor(x).numel for x in layer.inputs) + self.tensor(layer.y).numel
+        w = getattr(layer, "weights", None)
+        return acts * eb + (w.size * eb if w is not None else 0)
+
+    def roofline(self, layer) -> float:
+        """max(MACs / peak MACs per cycle, minimum DRAM bytes / DRAM bytes per cycle)."""
+        t = self.target
+        return max(layer.macs / t.derived.peak_macs_per_cycle,
+                   self.min_dram_bytes(layer) / t.dram_bw)
+
+
+def _dram_dtype(dtype: str, fp16: bool) -> str:
+    if dtype in FLOAT_DTYPES:
+        return "float16" if fp16 else dtype
+    return dtype
+
+
+class _Lowerer:
+    def __init__(self, graph: Graph, target, hw: Hw, s2d: bool = True):
+        self.g = graph
+        self.t = target
+        self.hw = hw
+        self.fp16 = target.dtype == "fp16"
+        self.s2d = s2d
+        self.layers: list = []
+        self.aliases: dict = {}
+        self.tensors: dict = {}
+        self.notes: list = []
+
+    def run(self) -> LoweredProgram:
+        g = self.g
+        for v in g.inputs:
+            self.add_tensor(v)
+        for n in g.nodes:
+            self.node(n)
+        return LoweredProgram(g.name, self.t, self.hw, self.layers, self.tensors, self.aliases,
+                              list(g.inputs), list(g.outputs), g, self.notes)
+
+    def add_tensor(self, v: str, shape=None, dtype=None) -> str:
+        t = self.g.type_of(v) if shape is None else None
+        self.tensors[v] = TensorInfo(tuple(shape if shape is not None else t.shape),
+                                     _dram_dtype(dtype or t.dtype, self.fp16))
+        return v
+
+    def const(self, v: str) -> np.ndarray:
+        return self.g.constants[v]
+
+    # ---------------------------------------------------------------- dispatch
+    def node(self, n: Node) -> None:
+        op = n.op
+        if op in ALIAS_OPS:
+            self.aliases[n.output] = n.inputs[0]
+            return
+        self.add_tensor(n.output)
+        if op in ("qnn.conv2d", "fused.conv2d"):
+            self.conv(n)
+        elif op in ("qnn.dense", "fused.dense"):
+            self.dense(n)
+        elif op in ("qnn.max_pool2d", "nn.max_pool2d", "qnn.avg_pool2d", "nn.avg_pool2d",
+                    "qnn.global_avg_pool2d", "nn.global_avg_pool2d"):
+            self.pool(n)
+        elif op in ELTWISE:
+            self.eltwise(n)
+        elif op in ("transpose", "layout_transform"):
+            self.transpose(n)
+        else:
+            supported = ["qnn.conv2d", "qnn.dense", "qnn.*pool2d", *ELTWISE, *ALIAS_OPS,
+                         "transpose", "layout_transform", "fused.conv2d", "fused.dense"]
+            raise CompilerError(f"node '{n.name}': op '{n.op}' has no NPU lowering; "
+                                f"{did_you_mean(n.op, supported)}")
+
+    # ---------------------------------------------------------------- epilogues
+    def epilogue(self, n: Node, channels: int) -> Epilogue:
+        a, ins = n.attrs, n.inputs
+        if n.op.startswith("qnn."):
+            return Epilogue(
+                bias=self.const(ins[2]), mult=self.const(ins[3]), shift=self.const(ins[4]),
+                act=a.get("act", "none"), act_lo=a.get("act_lo", -128),
+                act_hi=a.get("act_hi", 127), out_zp=a.get("out_zp", 0),
+                residual=ins[5] if len(ins) > 5 else None, lhs_mult=a.get("lhs_mult", 0),
+                rhs_mult=a.get("rhs_mult", 0), add_shift=a.get("add_shift", 0),
+                post_act=a.get("post_act", "none"), post_lo=a.get("post_lo", -128),
+                post_hi=a.get("post_hi", 127))
+        for key in ("act", "post_act"):
+            lo, hi = (a.get("act_min", 0.0), a.get("act_max", 6.0)) if key == "act" else \
+                (a.get("post_min", 0.0), a.get("post_max", 6.0))
+            if a.get(key, "none") == "clip" and (lo != int(lo) or hi != int(hi)):
+                raise CompilerError(f"node '{n.name}': clip bounds ({lo}, {hi}) are not "
+                                    "integers; vclip takes integer bounds in fp16 mode")
+        return Epilogue(bias=self.const(ins[2]).astype(np.float32), act=a.get("act", "none"),
+                        act_lo=a.get("act_min", 0.0), act_hi=a.get("act_max", 6.0),
+                        residual=ins[3] if len(ins) > 3 else None,
+                        post_act=a.get("post_act", "none"), post_lo=a.get("post_min", 0.0),
+                        post_hi=a.get("post_max", 6.0))
+
+    def weights(self, v: str) -> np.ndarray:
+        w = self.const(v)
+        return w.astype(np.float16) if self.fp16 else w
+
+    # ---------------------------------------------------------------- layers
+    def conv(self, n: Node) -> None:
+        a = n.attrs
+        x = self.g.type_of(n.inputs[0])
+        w = self.weights(n.inputs[1])
+        if a.get("layout", "NHWC") != "NHWC" or a.get("kernel_layout", "HWIO") != "HWIO":
+            raise CompilerError(f"node '{n.name}': conv must be NHWC/HWIO (run convert-layout)")
+        nb, h, wd, cin = x.shape
+        geom = ConvGeom(nb, h, wd, cin, w.shape[3], w.shape[0], w.shape[1], *a["strides"],
+                        tuple(a["pads"]), *a.get("dilations", (1, 1)), a.get("groups", 1))
+        epi = self.epilogue(n, geom.cout)
+        layer = ConvLayer(n.name, n.inputs[0], n.output, geom, w, epi)
+        layer.schedule = choose_schedule(geom, epi, self.hw, n.name)
+        rewrite = space_to_depth(geom) if self.s2d else None
+        if rewrite is not None:
+            alt = choose_schedule(rewrite.new, epi, self.hw, n.name)
+            shape, perm = rewrite.permute()
+            chunks = plan_copy(shape, perm, self.hw.buffer_elems["ibuf"] // 2, n.name)
+            if alt.est["cycles"] + copy_cycles(chunks, self.hw) < layer.schedule.est["cycles"]:
+                xs = self.add_tensor(f"{n.inputs[0]}.s2d.{n.name}",
+                                     (rewrite.new.n, rewrite.new.h, rewrite.new.w,
+                                      rewrite.new.cin), x.dtype)
+                self.layers.append(CopyLayer(f"{n.name}.s2d", n.inputs[0], xs, shape, perm,
+                                             chunks, note="space-to-depth"))
+                layer = ConvLayer(n.name, xs, n.output, rewrite.new, rewrite.weights(w), epi,
+                                  alt, note=f"space-to-depth {geom.sh}x{geom.sw}")
+        self.layers.append(layer)
+
+    def dense(self, n: Node) -> None:
+        x = self.g.type_of(n.inputs[0])
+        w = self.weights(n.inputs[1])
+        k, nout = w.shape
+        m = x.numel // k
+        epi = self.epilogue(n, nout)
+        if m == 1:
+            layer = DenseLayer(n.name, n.inputs[0], n.output, k, nout, w, epi)
+            layer.schedule = choose_dense(k, nout, epi, self.hw, n.name)
+        else:  # batched: a 1x1 conv over an (m, 1, k) image
+            geom = ConvGeom(1, m, 1, k, nout, 1, 1)
+            layer = ConvLayer(n.name, n.inputs[0], n.output, geom,
+                              w.reshape(1, 1, k, nout), epi, note="dense as 1x1 conv")
+            layer.schedule = choose_schedule(geom, epi, self.hw, n.name)
+        self.layers.append(layer)
+
+    def pool(self, n: Node) -> None:
+        a, x = n.attrs, self.g.type_of(n.inputs[0])
+        if a.get("layout", "NHWC") != "NHWC":
+            raise CompilerError(f"node '{n.name}': pooling must be NHWC (run convert-layout)")
+        nb, h, wd, c = x.shape
+        glob = "global" in n.op
+        kernel = (h, wd) if glob else tuple(a["kernel"])
+        strides = (1, 1) if glob else tuple(a["strides"])
+        pads = (0, 0, 0, 0) if glob else tuple(a["pads"])
+        geom = ConvGeom(nb, h, wd, c, c, *kernel, *strides, pads, groups=c)
+        kind = "max" if "max" in n.op else "avg"
+        layer = PoolLayer(n.name, n.inputs[0], n.output, geom, kind)
+        if kind == "avg":
+            if n.op.startswith("qnn."):
+                layer.mult, layer.shift = int(a["mult"]), int(a["shift"])
+            else:
+                if any(pads) and not a.get("count_include_pad", False):
+                    raise CompilerError(
+                        f"node '{n.name}': average pooling with padding that excludes the pad "
+                        "from the count divides by a different number per output; the NPU "
+                        "scales every output by one constant")
+                layer.scale = 1.0 / (kernel[0] * kernel[1])
+        layer.schedule = choose_pool(geom, kind, self.hw, n.name)
+        self.layers.append(layer)
+
+    def eltwise(self, n: Node) -> None:
+        op = ELTWISE[n.op]
+        acts = [v for v in n.inputs if v not in self.g.constants]
+        consts = [v for v in n.inputs if v in self.g.constants]
+        if op == "lut":
+            table = self.const(n.inputs[1])
+            acts = [n.inputs[0]]
+        elif consts:
+            raise CompilerError(f"node '{n.name}': {n.op} with a constant operand has no NPU "
+                                "lowering (fold it into a conv/dense, or make it an input)")
+        else:
+            table = None
+        shapes = {self.g.type_of(v).shape for v in acts}
+        if len(shapes) > 1:
+            raise CompilerError(f"node '{n.name}': {n.op} needs equal operand shapes (no "
+                                f"broadcasting on the NPU); got {sorted(shapes)}")
+        attrs = dict(n.attrs)
+        if op == "clip" and not n.op.startswith("qnn."):
+            lo, hi = attrs.get("min", -np.inf), attrs.get("max", np.inf)
+            if not (np.isinf(lo) or lo == int(lo)) or not (np.isinf(hi) or hi == int(hi)):
+                raise CompilerError(f"node '{n.name}': clip bounds ({lo}, {hi}) are not "
+                                    "integers; vclip takes integer bounds")
+            attrs = {"lo": int(max(lo, -32768)), "hi": int(min(hi, 32767))}
+        layer = EltwiseLayer(n.name, op, acts, n.output, self.g.type_of(n.output).numel, attrs,
+                             table)
+        layer.schedule = choose_eltwise(layer, self.hw)
+        self.layers.append(layer)
+
+    def transpose(self, n: Node) -> None:
+        x = self.g.type_of(n.inputs[0])
+        if n.op == "transpose":
+            perm = tuple(n.attrs["axes"])
+        else:
+            perm = {("NCHW", "NHWC"): (0, 2, 3, 1), ("NHWC", "NCHW"): (0, 3, 1, 2)}[
+                (n.attrs["src_layout"], n.attrs["dst_layout"])]
+        chunks = plan_copy(x.shape, perm, self.hw.buffer_elems["ibuf"] // 2, n.name)
+        self.layers.append(CopyLayer(n.name, n.inputs[0], n.output, x.shape, perm, chunks))
+
+
+def lower(graph: Graph, target, hw: Hw | None = None, s2d: bool = True) -> LoweredProgram:
+    """Lower a quantized graph (int8 Targets) or a float NHWC graph (fp16 Targets).
+
+    Tiles are sized for `hw` (default: the npu Target's own); a backend for another kind
+    passes an Hw describing its memories (e.g. caches as buffers) to reuse the schedules."""
+    from isa.target import Target
+    target = Target.create(target)
+    if hw is None:
+        if target.kind != "npu":
+            raise CompilerError(f"lower() derives tile sizes from npu Targets; for a "
+                                f"{target.kind} target pass hw=Hw(...) describing its memories")
+        hw = Hw.from_target(target)
+    return _Lowerer(graph, target, hw, s2d).run()
