@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Callable, Mapping
 
 from isa.codec import Instruction
@@ -18,6 +19,7 @@ class TargetCheckError(IsaError):
         self.field, self.value = field, value
 
 
+@lru_cache(maxsize=64)  # called per checked instruction; Targets are immutable and hashable
 def target_name(target) -> str:
     """Short name for messages: the tag, plus only the options that differ from it."""
     from isa.target import Target  # isa.target is heavier than the checks need at import
