@@ -74,6 +74,7 @@ class ConvLayer:
     schedule: ConvSchedule | None = None
     kind: str = "conv"
     note: str = ""
+    useful_macs: int | None = None   # the model's MACs when a rewrite adds zero weights
 
     @property
     def inputs(self) -> list:
@@ -81,7 +82,8 @@ class ConvLayer:
 
     @property
     def macs(self) -> int:
-        return self.geom.macs
+        """MACs of the model's conv (not the zero taps a space-to-depth rewrite adds)."""
+        return self.geom.macs if self.useful_macs is None else self.useful_macs
 
     def blocks(self, cols: int) -> list:
         """(c0, c1, lo, hi) per output-channel block of the array's width."""

@@ -193,7 +193,8 @@ class _Lowerer:
                 self.layers.append(CopyLayer(f"{n.name}.s2d", n.inputs[0], xs, shape, perm,
                                              chunks, note="space-to-depth"))
                 layer = ConvLayer(n.name, xs, n.output, rewrite.new, rewrite.weights(w), epi,
-                                  alt, note=f"space-to-depth {geom.sh}x{geom.sw}")
+                                  alt, note=f"space-to-depth {geom.sh}x{geom.sw}",
+                                  useful_macs=geom.macs)
         self.layers.append(layer)
 
     def dense(self, n: Node) -> None:

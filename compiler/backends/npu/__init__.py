@@ -1,0 +1,37 @@
+"""The NPU backend: quantize (int8 Targets) or keep float (fp16), lower, generate assembly,
+assemble it through the ISA package and package the artifact."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import Backend, register_backend
+
+
+@dataclass
+class CompiledModel:
+    """The artifact plus what produced it: the module (quantized) or float graph, and the
+    lowered layers. The reference executors hang off `module`."""
+
+    artifact: object
+    module: object          # compiler.module.QuantizedModule, or None (fp16)
+    graph: object           # the graph the NPU runs (quantized int8 or float NHWC)
+    float_graph: object     # the float model, for the float reference
+    lowered: object
+
+    @property
+    def quantized(self) -> bool:
+        return self.module is not None
+
+
+@register_backend("npu")
+class NpuBackend(Backend):
+    """Options: calib_inputs, num_calib, seed (quantization), sync ('auto', 'tokens',
+    'barrier'), s2d (space-to-depth rewrite), progress (callable(stage, done, total)),
+    plus model keyword arguments (e.g. resolution=32 for zoo models)."""
+
+    def build(self, model, target, *, calib_inputs=None, num_calib: int = 8, seed: int = 0,
+              sync: str = "auto", s2d: bool = True, progress=None, **model_kwargs):
+        from .build import build_npu
+        return build_npu(model, target, calib_inputs=calib_inputs, num_calib=num_calib,
+                         seed=seed, sync=sync, s2d=s2d, progress=progress, **model_kwargs)

@@ -1,0 +1,154 @@
+"""The compiled-model artifact: assembled program, constants image, tensor map, target and ISA
+version, saved as a directory that `npusim` loads again; stale or corrupted ones are refused."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .errors import CompilerError
+
+FORMAT = "npusim-artifact"
+FORMAT_VERSION = 1
+FILES = {"program": "program.bin", "constants": "constants.bin", "assembly": "program.s"}
+
+
+class ArtifactError(CompilerError):
+    """An artifact cannot be loaded: missing, stale (other ISA or format) or corrupted."""
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass
+class TensorEntry:
+    """A model input or output in DRAM, with its host-side conversion."""
+
+    name: str                 # the NPU tensor (graph value) name
+    dram: int
+    shape: tuple
+    dtype: str
+    model_name: str = ""      # the float model's name for it
+    scale: float | None = None
+    perm: tuple | None = None     # inputs: host transpose before quantizing
+    post: tuple = ()              # outputs: host steps after dequantizing
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "dram": self.dram, "shape": list(self.shape),
+                "dtype": self.dtype, "model_name": self.model_name, "scale": self.scale,
+                "perm": list(self.perm) if self.perm else None,
+                "post": [[k, list(a) if isinstance(a, (tuple, list)) else a]
+                         for k, a in self.post]}
+
+    @classmethod
+    def from_json(cls, d: dict) -> "TensorEntry":
+        return cls(d["name"], int(d["dram"]), tuple(d["shape"]), d["dtype"],
+                   d.get("model_name", ""), d.get("scale"),
+                   tuple(d["perm"]) if d.get("perm") else None,
+                   tuple((k, tuple(a) if isinstance(a, list) else a)
+                         for k, a in d.get("post", [])))
+
+
+@dataclass
+class Artifact:
+    """Everything needed to run a compiled model on the simulator (or a device)."""
+
+    program: object               # isa.asm.Program
+    assembly: str
+    constants: bytes
+    const_base: int
+    target: str
+    model: str
+    inputs: list                  # TensorEntry
+    outputs: list
+    layers: list = field(default_factory=list)     # per-layer facts (dicts)
+    layer_of: list = field(default_factory=list)   # per core: [[first instr, layer], ...]
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def isa_version(self) -> str:
+        from isa.spec import load_spec
+        return load_spec().version
+
+    def dram_image(self, dram) -> None:
+        """Write the constants into a simulator Dram (npusim.memory.Dram)."""
+        dram.bytes[self.const_base:self.const_base + len(self.constants)] = \
+            np.frombuffer(self.constants, np.uint8)
+
+    # ---------------------------------------------------------------- files
+    def save(self, directory) -> Path:
+        d = Path(directory)
+        d.mkdir(parents=True, exist_ok=True)
+        blobs = {"program": self.program.to_bytes(), "constants": self.constants,
+                 "assembly": self.assembly.encode()}
+        for key, data in blobs.items():
+            (d / FILES[key]).write_bytes(data)
+        manifest = {
+            "format": FORMAT, "format_version": FORMAT_VERSION, "isa_version": self.isa_version,
+            "target": self.target, "model": self.model, "const_base": self.const_base,
+            "files": {FILES[k]: {"sha256": _sha(v), "bytes": len(v)} for k, v in blobs.items()},
+            "inputs": [t.to_json() for t in self.inputs],
+            "outputs": [t.to_json() for t in self.outputs],
+            "layers": self.layers, "layer_of": self.layer_of, "meta": self.meta}
+        (d / "manifest.json").write_text(json.dumps(manifest, indent=1, default=_json))
+        return d
+
+    @classmethod
+    def load(cls, directory) -> "Artifact":
+        from isa.asm import ContainerError, Program
+        d = Path(directory)
+        path = d / "manifest.json"
+        if not path.is_file():
+            raise ArtifactError(f"{d} is not a compiled model: no manifest.json there "
+                                "(create one with `npusim compile MODEL -o DIR`)")
+        try:
+            m = json.loads(path.read_text())
+        except (ValueError, UnicodeDecodeError) as e:
+            raise ArtifactError(f"{path}: corrupted: not JSON ({e})") from None
+        if not isinstance(m, dict) or m.get("format") != FORMAT:
+            raise ArtifactError(f"{path}: not an {FORMAT} manifest")
+        if m.get("format_version") != FORMAT_VERSION:
+            raise ArtifactError(f"{d}: stale artifact: format version {m.get('format_version')}"
+                                f", this npusim reads {FORMAT_VERSION}; recompile the model")
+        from isa.spec import load_spec
+        if m.get("isa_version") != load_spec().version:
+            raise ArtifactError(f"{d}: stale artifact: built for ISA {m.get('isa_version')}, "
+                                f"this npusim implements {load_spec().version}; recompile it")
+        blobs = {}
+        for key, fname in FILES.items():
+            f = d / fname
+            info = m.get("files", {}).get(fname)
+            if not f.is_file() or info is None:
+                raise ArtifactError(f"{d}: incomplete artifact: {fname} is missing")
+            data = f.read_bytes()
+            if _sha(data) != info.get("sha256"):
+                raise ArtifactError(f"{f}: corrupted: sha256 {_sha(data)[:12]}... does not match "
+                                    f"the manifest's {str(info.get('sha256'))[:12]}...; "
+                                    "recompile the model")
+            blobs[key] = data
+        try:
+            program = Program.from_bytes(blobs["program"], name=str(d / FILES["program"]))
+        except ContainerError as e:
+            raise ArtifactError(str(e)) from None
+        if program.target != m["target"]:
+            raise ArtifactError(f"{d}: corrupted: program target '{program.target}' differs from "
+                                f"the manifest's '{m['target']}'")
+        return cls(program, blobs["assembly"].decode(), blobs["constants"], int(m["const_base"]),
+                   m["target"], m["model"], [TensorEntry.from_json(t) for t in m["inputs"]],
+                   [TensorEntry.from_json(t) for t in m["outputs"]], m.get("layers", []),
+                   m.get("layer_of", []), m.get("meta", {}))
+
+
+def _json(o):
+    if isinstance(o, (np.integer,)):
+        return int(o)
+    if isinstance(o, (np.floating,)):
+        return float(o)
+    if isinstance(o, tuple):
+        return list(o)
+    raise TypeError(f"cannot store {type(o).__name__} in a manifest")

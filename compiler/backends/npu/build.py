@@ -1,0 +1,88 @@
+"""build_npu: model -> (quantized or float) graph -> lowered layers -> assembly -> artifact."""
+
+from __future__ import annotations
+
+from isa.target import Target
+
+from ...artifact import Artifact, TensorEntry
+from ...errors import CompilerError
+from ...lower.program import lower
+from .codegen import generate
+
+HOST_TAIL = ("nn.softmax",)  # left to the host, as the quantized pipeline does
+
+
+def _float_graph(model, **kw):
+    """The float model through the float pipeline (fp16 Targets run it unquantized)."""
+    from ...build import FLOAT_PIPELINE, load_model
+    from ...passes import PassManager
+    graph = load_model(model, **kw)
+    g = PassManager.from_string(FLOAT_PIPELINE).run(graph)
+    post = {}
+    producers = g.producers()
+    for i, out in enumerate(list(g.outputs)):
+        node = producers.get(out)
+        if node is not None and node.op in HOST_TAIL:
+            g.outputs[i] = node.inputs[0]
+            post[node.inputs[0]] = (out, (("softmax", node.attrs.get("axis", -1)),))
+    g.prune()
+    return graph, g, post
+
+
+def build_npu(model, target, *, calib_inputs=None, num_calib=8, seed=0, sync="auto", s2d=True,
+              progress=None, **model_kwargs):
+    from isa.asm import assemble
+
+    from ...module import QuantizedModule
+    from . import CompiledModel
+    target = Target.create(target)
+    if target.kind != "npu":
+        raise CompilerError(f"the npu backend compiles for npu targets, got {target.kind}")
+    step = progress or (lambda stage, done, total: None)
+    step("quantize" if target.dtype == "int8" else "float passes", 0, 1)
+    if target.dtype == "int8":
+        if isinstance(model, QuantizedModule):
+            module = model
+        else:
+            from ...build import build_quantized
+            module = build_quantized(model, calib_inputs, num_calib=num_calib, seed=seed,
+                                     target=target, **model_kwargs)
+        graph, float_graph = module.graph, module.float_graph
+    else:
+        if isinstance(model, QuantizedModule):
+            model = model.float_graph
+        module = None
+        float_graph, graph, post = _float_graph(model, **model_kwargs)
+    step("lower", 0, 1)
+    lowered = lower(graph, target, s2d=s2d)
+    total = len(lowered.layers)
+    result = generate(lowered, sync, progress=lambda i: step("codegen", i + 1, total))
+    step("assemble", 0, 1)
+    name = graph.name or "model"
+    program = assemble(result.text, filename=f"{name}.s")
+    dram = result.dram
+    if module is not None:
+        inputs = [TensorEntry(b.qname, dram.addr(lowered, b.qname),
+                              lowered.tensor(b.qname).shape, lowered.tensor(b.qname).dtype,
+                              b.name, b.scale, b.perm) for b in module.inputs]
+        outputs = [TensorEntry(b.qname, dram.addr(lowered, b.qname),
+                               lowered.tensor(b.qname).shape, lowered.tensor(b.qname).dtype,
+                               b.name, b.scale, None, b.post) for b in module.outputs]
+    else:
+        inputs = [TensorEntry(v, dram.addr(lowered, v), lowered.tensor(v).shape,
+                              lowered.tensor(v).dtype, v) for v in lowered.inputs]
+        outputs = [TensorEntry(v, dram.addr(lowered, v), lowered.tensor(v).shape,
+                               lowered.tensor(v).dtype, post.get(v, (v,))[0], None, None,
+                               post.get(v, (v, ()))[1]) for v in lowered.outputs]
+    layers = [{"name": lay.name, "kind": lay.kind, "macs": int(lay.macs),
+               "min_dram_bytes": int(lowered.min_dram_bytes(lay)),
+               "roofline_cycles": float(lowered.roofline(lay)),
+               "est_cycles": int(lay.schedule.est["cycles"]) if getattr(lay, "schedule", None)
+               else None,
+               "schedule": lay.schedule.describe() if getattr(lay, "schedule", None) else "",
+               "note": lay.note} for lay in lowered.layers]
+    art = Artifact(program, result.text, dram.image(), dram.const_base, str(target), name,
+                   inputs, outputs, layers, result.layer_of,
+                   {"activation_bytes": dram.arena_bytes, "constant_bytes": len(dram.image()),
+                    "units": result.units, "quantized": module is not None})
+    return CompiledModel(art, module, graph, float_graph, lowered)

@@ -1,0 +1,285 @@
+"""`npusim run`: compile a model, simulate it, verify it, and print the per-layer table.
+
+Also the end-to-end driver other tools reuse: `compile_model`, `execute` (simulate an
+artifact on given inputs), `verify` and `layer_table`."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+
+DEFAULT_MODEL, DEFAULT_TARGET = "resnet18", "npu-edge"
+FP16_SNR_DB = 30.0  # fp16 runs are "verified" when this close to the float model
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "run", help="compile, simulate and verify a model; print per-layer results",
+        description="Compile MODEL (a zoo name or an .onnx file) for TARGET, run it on the "
+                    "simulator, check it bit-exactly against the integer reference and against "
+                    "the float model (onnxruntime), and print a per-layer table.")
+    p.add_argument("model", nargs="?", default=DEFAULT_MODEL, metavar="MODEL",
+                   help=f"zoo model name or path to an .onnx file (default {DEFAULT_MODEL})")
+    p.add_argument("-t", "--target", default=DEFAULT_TARGET, metavar="TARGET",
+                   help=f"target tag or string, e.g. npu-tiny or 'npu -array=32x32' "
+                        f"(default {DEFAULT_TARGET})")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
+    p.add_argument("--trace", metavar="FILE", help="write a Chrome/Perfetto trace JSON")
+    p.add_argument("--resolution", type=int, metavar="N",
+                   help="input resolution of zoo image models (default: the model's, 224)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random test input")
+    p.add_argument("--timing-only", action="store_true",
+                   help="skip data (no verification): cycles only, much faster")
+    p.set_defaults(func=run)
+
+
+def _fail(message: str) -> int:
+    print(f"npusim: error: {message}", file=sys.stderr)
+    return 2
+
+
+# ------------------------------------------------------------------ the driver
+
+@contextmanager
+def _progress(enabled: bool):
+    """A tqdm bar on stderr (only on a terminal) that follows the compiler's stages."""
+    from tqdm import tqdm
+    bar = tqdm(total=1, file=sys.stderr, disable=None if enabled else True, leave=False,
+               unit="layer", desc="compile")
+
+    def step(stage: str, done: int, total: int) -> None:
+        if bar.disable:
+            return
+        if bar.total != total:
+            bar.reset(total=total)
+        bar.set_description(stage)
+        bar.n = done
+        bar.refresh()
+    try:
+        yield step
+    finally:
+        bar.close()
+
+
+def compile_model(model: str, target, resolution: int | None = None, progress=None, **opts):
+    """Compile a zoo name / .onnx path for `target`; -> compiler.backends.npu.CompiledModel."""
+    from compiler.backends import build
+    kwargs = {}
+    if resolution is not None:
+        kwargs["resolution"] = resolution
+    return build(model, target, progress=progress, **kwargs, **opts)
+
+
+def random_inputs(compiled, seed: int = 0) -> dict:
+    """Standard-normal float inputs of the float model's input shapes."""
+    rng = np.random.default_rng(seed)
+    g = compiled.float_graph
+    return {v: rng.standard_normal(g.type_of(v).shape).astype(np.float32) for v in g.inputs}
+
+
+def device_inputs(compiled, feeds: dict) -> dict:
+    """Host step: float feeds -> the NPU tensors (int8 quantized, or fp16)."""
+    if compiled.quantized:
+        return compiled.module.quantize_inputs(feeds)
+    return {e.name: np.asarray(feeds[e.model_name], np.float16) for e in compiled.artifact.inputs}
+
+
+def execute(artifact, inputs: dict | None, target=None, timing_only: bool = False):
+    """Simulate an artifact; -> (SimResult, {output tensor: array} or {})."""
+    from npusim.memory import Dram
+    from npusim.simulate import simulate
+    from isa.target import Target
+    target = Target.create(target or artifact.target)
+    dram = Dram(target.derived.dram_bytes)
+    if not timing_only:
+        artifact.dram_image(dram)
+        for e in artifact.inputs:
+            dram.write(e.dram, np.asarray(inputs[e.name]).astype(e.dtype).reshape(e.shape))
+    result = simulate(artifact.program, target, dram=dram, timing_only=timing_only)
+    outputs = {} if timing_only else {e.name: dram.read(e.dram, e.shape, e.dtype)
+                                      for e in artifact.outputs}
+    return result, outputs
+
+
+def verify(compiled, feeds: dict, dev_in: dict, outputs: dict) -> dict:
+    """Bit-exact check against the integer reference (int8) and top-1 / SNR against the float
+    model run by onnxruntime (our float reference if onnxruntime cannot run it)."""
+    from compiler.metrics import snr_db, top1_agreement
+    from compiler.reference import run_float, run_onnxruntime
+    art = compiled.artifact
+    try:
+        ref = run_onnxruntime(compiled.float_graph, feeds)
+        ref_name = "onnxruntime"
+    except Exception:  # noqa: BLE001 - an op onnxruntime lacks: fall back, and say so
+        ref = run_float(compiled.float_graph, feeds)
+        ref_name = "numpy float reference"
+    out = {"bit_exact": None, "reference": ref_name}
+    if compiled.quantized:
+        want = compiled.module.run_int(dev_in)
+        out["bit_exact"] = all(np.array_equal(outputs[e.name], want[e.name]) for e in art.outputs)
+        got = compiled.module.dequantize_outputs(outputs)
+    else:
+        got = {}
+        for e in art.outputs:
+            y = outputs[e.name].astype(np.float32)
+            for kind, arg in e.post:
+                if kind == "softmax":
+                    from compiler.ops.elementwise import softmax
+                    y = softmax(y, arg)
+            got[e.model_name] = y
+    snr = min(snr_db(ref[k], got[k]) for k in ref)
+    top1 = min(top1_agreement(ref[k], got[k]) for k in ref)
+    out.update(snr_db=snr, top1_agree=top1,
+               verified=bool(out["bit_exact"]) if compiled.quantized else snr >= FP16_SNR_DB)
+    return out
+
+
+def layer_table(artifact, result) -> list:
+    """One row per layer: name, MACs, cycles, utilization, DRAM bytes, bound, roofline.
+
+    Layers may overlap (their ops interleave); a layer's cycles are those from the end of the
+    layers before it to its own end, so the rows sum to the total."""
+    df = result.trace
+    target = result.target
+    n = len(artifact.layers)
+    layer = np.full(len(df), -1, np.int64)
+    cores, idx = df["core"].to_numpy(), df["index"].to_numpy()
+    for c, runs in enumerate(artifact.layer_of):
+        if not runs:
+            continue
+        starts = np.array([r[0] for r in runs])
+        ids = np.array([r[1] for r in runs])
+        sel = cores == c
+        pos = np.searchsorted(starts, idx[sel], side="right") - 1
+        layer[sel] = np.where(pos >= 0, ids[np.maximum(pos, 0)], -1)
+    df = df.assign(layer=layer, dur=df["end"] - df["start"])
+    dma = df["unit"].str.startswith("dma")
+    peak = target.derived.peak_macs_per_cycle
+    rows, done = [], 0
+    for i, info in enumerate(artifact.layers):
+        d = df[df["layer"] == i]
+        end = int(d["end"].max()) if len(d) else done
+        cycles = max(0, end - done)
+        done = max(done, end)
+        nbytes = int(d.loc[dma[d.index], "bytes"].sum()) if len(d) else 0
+        busy = {"matrix": int(d.loc[d["unit"] == "matrix", "dur"].sum()),
+                "vector": int(d.loc[d["unit"] == "vector", "dur"].sum()),
+                "memory": nbytes / target.dram_bw}
+        macs = int(info["macs"])  # the model's MACs (executed ones include zero weights)
+        rows.append({"name": info["name"], "kind": info["kind"], "macs": macs,
+                     "cycles": cycles, "utilization": macs / (cycles * peak) if cycles else 0.0,
+                     "dram_bytes": nbytes,
+                     "bound": "memory" if busy["memory"] >= max(busy["matrix"], busy["vector"])
+                     else "compute",
+                     "roofline_cycles": round(info["roofline_cycles"], 1),
+                     "est_cycles": info.get("est_cycles"), "schedule": info.get("schedule", "")})
+    assert len(rows) == n
+    return rows
+
+
+def summary(compiled, result, checks: dict | None, model: str, compile_s: float) -> dict:
+    art, t = compiled.artifact, result.target
+    rows = layer_table(art, result)
+    roof = sum(r["roofline_cycles"] for r in rows)
+    checks = checks or {}
+    from isa.checks import target_name
+    return {"model": model, "target": target_name(t), "cycles": int(result.cycles),
+            "latency_ms": result.cycles / (t.freq_mhz * 1e3), "roofline_cycles": round(roof, 1),
+            "roofline_ratio": result.cycles / roof if roof else None,
+            "utilization": sum(r["macs"] for r in rows) / (result.cycles * t.derived.
+                                                           peak_macs_per_cycle),
+            "verified": checks.get("verified"),
+            "bit_exact": checks.get("bit_exact"), "top1_agree": checks.get("top1_agree"),
+            "snr_db": checks.get("snr_db"), "reference": checks.get("reference"),
+            "energy_pj": result.energy_pj["total"], "sim_wall_s": result.sim_wall_s,
+            "compile_s": compile_s, "instructions": int(result.instructions),
+            "dram_bytes": int(sum(result.dram_bytes.values())), "timing_only": result.timing_only,
+            "layers": rows}
+
+
+def _fmt_table(s: dict) -> str:
+    head = f"{'layer':<22} {'kind':<6} {'MACs':>13} {'cycles':>10} {'util':>6} " \
+           f"{'DRAM B':>11} {'bound':>7} {'roofline':>10} {'x roof':>6}"
+    lines = [head, "-" * len(head)]
+    for r in s["layers"]:
+        ratio = r["cycles"] / r["roofline_cycles"] if r["roofline_cycles"] else 0
+        lines.append(f"{r['name'][:22]:<22} {r['kind']:<6} {r['macs']:>13,} {r['cycles']:>10,} "
+                     f"{r['utilization']:>6.1%} {r['dram_bytes']:>11,} {r['bound']:>7} "
+                     f"{r['roofline_cycles']:>10,.0f} {ratio:>6.2f}")
+    lines.append("-" * len(head))
+    fmt = lambda v, f: "n/a" if v is None else format(v, f)  # noqa: E731
+    lines += [
+        f"model {s['model']} on {s['target']}",
+        f"cycles {s['cycles']:,}  latency {s['latency_ms']:.3f} ms  roofline "
+        f"{s['roofline_cycles']:,.0f} cycles ({fmt(s['roofline_ratio'], '.3f')}x)  utilization "
+        f"{s['utilization']:.1%}",
+        f"energy {s['energy_pj'] / 1e6:,.2f} uJ  DRAM {s['dram_bytes']:,} B  instructions "
+        f"{s['instructions']:,}",
+        f"verified {'yes' if s['verified'] else 'no' if s['verified'] is not None else 'n/a'}"
+        f" (bit-exact vs integer reference: {fmt(s['bit_exact'], '')}; vs {s['reference']}: "
+        f"top-1 agreement {fmt(s['top1_agree'], '.0%')}, SNR {fmt(s['snr_db'], '.1f')} dB)",
+        f"compile {s['compile_s']:.1f} s  simulation {s['sim_wall_s']:.1f} s (wall)"]
+    return "\n".join(lines)
+
+
+def check_model_arg(model: str) -> str | None:
+    """An error message if MODEL is neither a zoo name nor an existing .onnx file."""
+    from compiler import zoo
+    from compiler.errors import did_you_mean
+    if model in zoo.list() or Path(model).is_file():
+        return None
+    if model.endswith(".onnx"):
+        return f"model file '{model}' does not exist"
+    return f"unknown model '{model}'; {did_you_mean(model, zoo.list())} (or an .onnx path)"
+
+
+def load_target(text: str):
+    from isa.target import Target, TargetError
+    try:
+        t = Target.create(text)
+    except TargetError as e:
+        return None, f"-t {text!r}: {e}"
+    if t.kind != "npu":
+        return None, (f"-t {text!r} is a {t.kind} target; `npusim run` simulates npu targets "
+                      "(e.g. npu-edge, npu-tiny, npu-server)")
+    return t, None
+
+
+def run(args) -> int:
+    from compiler.errors import CompilerError
+    from npusim.faults import SimulationFault
+    target, err = load_target(args.target)
+    if err:
+        return _fail(err)
+    err = check_model_arg(args.model)
+    if err:
+        return _fail(err)
+    t0 = time.perf_counter()
+    try:
+        with _progress(not args.json) as step:
+            compiled = compile_model(args.model, target, args.resolution, progress=step)
+    except CompilerError as e:
+        return _fail(str(e))
+    compile_s = time.perf_counter() - t0
+    art = compiled.artifact
+    feeds = random_inputs(compiled, args.seed)
+    dev_in = device_inputs(compiled, feeds)
+    try:
+        result, outputs = execute(art, dev_in, target, timing_only=args.timing_only)
+    except SimulationFault as e:
+        print(f"npusim: simulation fault: {e}", file=sys.stderr)
+        return 1
+    checks = None if args.timing_only else verify(compiled, feeds, dev_in, outputs)
+    s = summary(compiled, result, checks, args.model, compile_s)
+    if args.trace:
+        try:
+            result.save_chrome_trace(args.trace)
+        except OSError as e:
+            return _fail(f"cannot write '{args.trace}': {e.strerror or e}")
+    print(json.dumps(s, indent=1) if args.json else _fmt_table(s))
+    return 0 if (s["verified"] is not False) else 1
