@@ -42,7 +42,9 @@ class CoreBench:
         return bench
 
     def load(self, words: list[int], dram_image: np.ndarray) -> None:
-        """Instruction words into imem, the nonzero DRAM bytes into the DRAM model."""
+        """Hold the core in reset; instruction words into imem, the nonzero DRAM bytes into the
+        DRAM model (which starts zeroed, as npusim's does)."""
+        self.dut.rst.value = 1
         if len(words) > self.params["IMEM_DEPTH"]:
             raise ValueError(f"program of {len(words)} words does not fit IMEM_DEPTH="
                              f"{self.params['IMEM_DEPTH']}; hint: split it")
@@ -76,7 +78,7 @@ class CoreBench:
         if monitor.fault_cycle is not None:
             raise AssertionError(f"{name}: the RTL core raised `fault` at cycle "
                                  f"{monitor.fault_cycle} (the model ran it cleanly)")
-        table, mismatches = compare_traces(name, model.trace, monitor.rows)
+        table, mismatches = compare_traces(name, model.trace, monitor.rows, monitor.dispatched)
         rtl_dram = self.dram.read(0, self.params["DRAM_BYTES"])
         dram_diff, dram_text = compare_dram(model.dram.bytes, rtl_dram)
         if monitor.done_cycle is None:

@@ -10,31 +10,41 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-INSTR_COLUMNS = ["program", "unit", "index", "mnemonic", "model_start", "model_end",
-                 "rtl_start", "rtl_end", "model_cycles", "rtl_cycles", "diff"]
+INSTR_COLUMNS = ["program", "unit", "index", "mnemonic", "model_dispatched", "rtl_dispatched",
+                 "model_start", "model_end", "rtl_start", "rtl_end", "model_cycles", "rtl_cycles",
+                 "diff"]
 PROGRAM_COLUMNS = ["program", "target", "instructions", "model_cycles", "rtl_cycles", "diff",
                    "trace_mismatches", "dram_bytes_differing", "first_divergence"]
 
 
 def compare_traces(program: str, model_trace: pd.DataFrame,
-                   rtl_rows: list[tuple[str, int, int, int]]) -> tuple[pd.DataFrame, list[str]]:
+                   rtl_rows: list[tuple[str, int, int, int]],
+                   rtl_dispatched: dict[int, int]) -> tuple[pd.DataFrame, list[str]]:
     """Agreement rows (model order) and the mismatch texts, the first divergence first: the
-    mismatch whose earliest differing event (a start, else an end) happens first."""
+    mismatch whose earliest differing event (dispatch, start, else end) happens first.
+
+    rtl_rows are (unit, index, start, end); rtl_dispatched maps an index to the cycle its
+    dispatch began (the model trace's `dispatched`)."""
     rtl = {(unit, index): (start, end) for unit, index, start, end in rtl_rows}
     rows, bad = [], []
     ordered = model_trace.sort_values(["start", "index"], kind="stable")
     for r in ordered.itertuples(index=False):
         key = (r.unit, int(r.index))
-        ms, me = int(r.start), int(r.end)
+        ms, me, md = int(r.start), int(r.end), int(r.dispatched)
         rs, re = rtl.pop(key, (None, None))
+        rd = rtl_dispatched.get(key[1])
         rows.append({"program": program, "unit": r.unit, "index": key[1],
-                     "mnemonic": r.mnemonic, "model_start": ms, "model_end": me,
+                     "mnemonic": r.mnemonic, "model_dispatched": md, "rtl_dispatched": rd,
+                     "model_start": ms, "model_end": me,
                      "rtl_start": rs, "rtl_end": re, "model_cycles": me - ms,
                      "rtl_cycles": None if rs is None else re - rs,
                      "diff": None if rs is None else (re - rs) - (me - ms)})
         where = f"[{key[1]}] {r.mnemonic} on {r.unit}: model {ms}..{me}"
         if rs is None:
             bad.append((ms, key[1], f"{where}, never ran in the RTL"))
+        elif rd != md:
+            bad.append((md if rd is None else min(md, rd), key[1],
+                        f"{where}, dispatch began at {md} in the model, at {rd} in the RTL"))
         elif (rs, re) != (ms, me):
             when = min(ms, rs) if rs != ms else min(me, re)
             bad.append((when, key[1], f"{where}, RTL {rs}..{re} "

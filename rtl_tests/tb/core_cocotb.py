@@ -4,6 +4,12 @@ from __future__ import annotations
 
 import cocotb
 import numpy as np
+import pytest
+
+from isa.codec import decode_word, encode_fields
+from isa.target import Target
+from npusim.faults import IllegalInstructionError
+from npusim.simulate import simulate
 
 from npusim import timing
 from rtl_tests.tb.bench import plusarg
@@ -52,3 +58,29 @@ async def checker_reports_first_divergence(dut):
     assert "vrequant on vector" in first and "end -1" in first, f"first divergence: {first}"
     assert result["row"]["diff"] == -1, result["row"]
     assert result["dram"] is None, result["dram"]
+
+
+@cocotb.test()
+async def faults_stop_the_core_where_the_model_faults(dut):
+    """A load on a DMA channel the core lacks faults at dispatch, a wait on a semaphore past
+    the Target's count faults in its unit: npusim raises IllegalInstructionError for both."""
+    target = plusarg("target")
+    t = Target.create(target)
+    bench = await CoreBench.open(dut, target)
+    cases = [
+        ("missing channel", [encode_fields("load", chan=0, rows=1, cols=4, stride=4),
+                             encode_fields("load", chan=t.dma_engines, rows=1, cols=4, stride=4)],
+         1),
+        ("semaphore past the count", [encode_fields("nop"),
+                                      encode_fields("wait", unit=0, sem=t.semaphores)], 1)]
+    for what, words, index in cases:
+        with pytest.raises(IllegalInstructionError) as model_fault:
+            simulate([decode_word(w) for w in words], target=target)
+        assert model_fault.value.index == index, (what, model_fault.value.index)
+        bench.load(words, np.zeros(0, np.uint8))
+        monitor = await bench.execute(max_cycles=50)
+        assert monitor.fault_cycle is not None, f"{what}: the RTL core did not fault"
+        # the sticky flag is registered at the end of the cycle in which the model faults
+        assert monitor.fault_cycle == model_fault.value.cycle + 1, \
+            (what, monitor.fault_cycle, model_fault.value.cycle)
+        assert monitor.done_cycle is None, f"{what}: the RTL core finished at {monitor.done_cycle}"

@@ -2,7 +2,8 @@
 
 Every cycle, once its signals have settled, it reads the core's `cycle` counter (the model's
 env.now during that cycle) and the trace ports, whose events happen at the coming edge, i.e.
-at cycle + 1. A dispatcher instruction (nop, halt, barrier) starts when pc reaches it."""
+at cycle + 1. An instruction's dispatch begins when pc reaches it; a dispatcher instruction (nop, halt,
+barrier) starts then too."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ class CoreTraceMonitor:
         self.units = units
         self.iw = index_bits
         self.rows: list[tuple[str, int, int, int]] = []
+        self.dispatched: dict[int, int] = {}      # index -> cycle its dispatch began
         self.done_cycle: int | None = None
         self.fault_cycle: int | None = None
         self.finished = Event()
@@ -40,6 +42,7 @@ class CoreTraceMonitor:
             pc = int(dut.pc.value)
             if self._pc is None or self._pc[0] != pc:
                 self._pc = (pc, now)
+                self.dispatched.setdefault(pc, now)
             if int(dut.disp_fin.value):
                 self.rows.append(("dispatch", pc, self._pc[1], now + 1))
             fin, take = int(dut.unit_fin.value), int(dut.unit_take.value)
