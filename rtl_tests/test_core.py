@@ -13,8 +13,7 @@ TARGET = "npu-tiny"
 # npu-tiny with a one-entry queue (dispatch stalls behind every busy unit), a deeper vector
 # pipeline and other DMA costs: the same RTL source, other parameters
 VARIANT = "npu-tiny -queue-depth=1 -vector-pipeline=3 -dma-setup=1 -dram-latency=5"
-CASES = [(TARGET, p) for p in PROGRAMS] + [(VARIANT, "tiny_double_buffered"),
-                                           (VARIANT, "tiny_gemm_requant")]
+CASES = [(TARGET, p) for p in PROGRAMS] + [(VARIANT, "tiny_double_buffered")]
 
 
 @pytest.mark.parametrize("target,program", CASES)

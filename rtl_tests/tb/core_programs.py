@@ -70,6 +70,8 @@ PROGRAMS = {p.name: p for p in [
                 "vmaxpool 3x3/2 with padding and vsumpool 2x2/2 after pool_* cfg"),
     CoreProgram("tiny_double_buffered", _tensors_int8("A", "W"),
                 "double-buffered gemm tiles on one DMA channel, barrier, nop"),
+    CoreProgram("tiny_shared_semaphore", _tensors_int8("X", "W"),
+                "two units blocked on one semaphore: the longer waiter is released first"),
 ]}
 
 
