@@ -14,7 +14,8 @@ from .epilogue import Epilogue
 from .geometry import ConvGeom, block_weights
 
 ORDERS = ("sjq", "sqj", "jsq")
-SYNC_CYCLES = 4  # loop nest, outer to inner: s = row tile, j = cout, q = cin
+SYNC_CYCLES = 8   # waits, signal and cfgs a conv costs the matrix unit
+TOLERANCE = 0.01  # estimated-cycle slack traded for fewer instructions  # loop nest, outer to inner: s = row tile, j = cout, q = cin
 
 
 @dataclass(frozen=True)
@@ -220,8 +221,9 @@ def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: s
 
 
 def choose_schedule(geom: ConvGeom, epi: Epilogue, hw: Hw, name: str = "") -> ConvSchedule:
-    """The cheapest feasible schedule (ties: fewer instructions)."""
-    best = None
+    """The cheapest feasible schedule; among those within TOLERANCE of it, the one with the
+    fewest instructions (each costs dispatch, sync, assembly and simulation time)."""
+    cands = []
     grouped = geom.groups > 1
     cr = geom.cin_range(0, min(hw.cols, geom.cout))
     cr = cr[1] - cr[0] if grouped else geom.cin
@@ -229,14 +231,20 @@ def choose_schedule(geom: ConvGeom, epi: Epilogue, hw: Hw, name: str = "") -> Co
         for cq in _slice_options(cr, hw.rows, grouped):
             for order in (("sjq",) if grouped else ORDERS):
                 s = estimate(geom, epi, hw, rows, cq, order)
-                if s is not None and (best is None or (s.est["cycles"], s.est["instructions"])
-                                      < (best.est["cycles"], best.est["instructions"])):
-                    best = s
-    if best is None:
+                if s is not None:
+                    cands.append(s)
+    if not cands:
         g = geom
         raise CompilerError(
             f"layer '{name}': no tiling of conv {g.h}x{g.w}x{g.cin} -> {g.oh}x{g.ow}x{g.cout} "
             f"(kernel {g.kh}x{g.kw}) fits the Target's buffers (elements: "
             f"{dict(hw.buffer_elems)}) and instruction fields (in_h/in_w <= 1023, pads <= 15); "
             "use a Target with larger buffers or a smaller input resolution")
-    return best
+    return pick(cands)
+
+
+def pick(cands: list):
+    """Fewest instructions among the schedules within TOLERANCE of the cheapest."""
+    low = min(s.est["cycles"] for s in cands)
+    near = [s for s in cands if s.est["cycles"] <= low * (1 + TOLERANCE)]
+    return min(near, key=lambda s: (s.est["instructions"], s.est["cycles"]))

@@ -24,7 +24,8 @@ def register(subparsers) -> None:
                     "simulator, check it bit-exactly against the integer reference and against "
                     "the float model (onnxruntime), and print a per-layer table.")
     p.add_argument("model", nargs="?", default=DEFAULT_MODEL, metavar="MODEL",
-                   help=f"zoo model name or path to an .onnx file (default {DEFAULT_MODEL})")
+                   help=f"zoo model name, path to an .onnx file, or an artifact directory "
+                        f"written by `npusim compile` (default {DEFAULT_MODEL})")
     p.add_argument("-t", "--target", default=DEFAULT_TARGET, metavar="TARGET",
                    help=f"target tag or string, e.g. npu-tiny or 'npu -array=32x32' "
                         f"(default {DEFAULT_TARGET})")
@@ -221,8 +222,9 @@ def _fmt_table(s: dict) -> str:
         f"energy {s['energy_pj'] / 1e6:,.2f} uJ  DRAM {s['dram_bytes']:,} B  instructions "
         f"{s['instructions']:,}",
         f"verified {'yes' if s['verified'] else 'no' if s['verified'] is not None else 'n/a'}"
-        f" (bit-exact vs integer reference: {fmt(s['bit_exact'], '')}; vs {s['reference']}: "
-        f"top-1 agreement {fmt(s['top1_agree'], '.0%')}, SNR {fmt(s['snr_db'], '.1f')} dB)",
+        + (f" (bit-exact vs integer reference: {fmt(s['bit_exact'], '')}; vs {s['reference']}: "
+           f"top-1 agreement {fmt(s['top1_agree'], '.0%')}, SNR {fmt(s['snr_db'], '.1f')} dB)"
+           if s["reference"] else " (no reference: timing only, or a saved artifact)"),
         f"compile {s['compile_s']:.1f} s  simulation {s['sim_wall_s']:.1f} s (wall)"]
     return "\n".join(lines)
 
@@ -250,9 +252,46 @@ def load_target(text: str):
     return t, None
 
 
+def run_artifact(args) -> int:
+    """Run a saved artifact on random inputs (no model, so no reference to verify against)."""
+    from compiler.artifact import Artifact, ArtifactError
+    from npusim.faults import SimulationFault
+    try:
+        art = Artifact.load(args.model)
+    except ArtifactError as e:
+        return _fail(str(e))
+    target, err = load_target(art.target if args.target == DEFAULT_TARGET else args.target)
+    if err:
+        return _fail(err)
+    from npusim.runtime import check_compatible
+    from npusim.runtime.errors import ProgramError
+    try:
+        check_compatible(art.target, target, what=f"artifact {args.model}")
+    except ProgramError as e:
+        return _fail(str(e))
+    rng = np.random.default_rng(args.seed)
+    inputs = {e.name: (rng.integers(-128, 128, e.shape).astype(np.int8) if e.dtype == "int8"
+                       else rng.standard_normal(e.shape).astype(e.dtype)) for e in art.inputs}
+    try:
+        result, _ = execute(art, inputs, target, timing_only=args.timing_only)
+    except SimulationFault as e:
+        print(f"npusim: simulation fault: {e}", file=sys.stderr)
+        return 1
+
+    class _Loaded:  # summary() reads .artifact only
+        artifact = art
+    s = summary(_Loaded, result, None, f"{art.model} ({args.model})", 0.0)
+    if args.trace:
+        result.save_chrome_trace(args.trace)
+    print(json.dumps(s, indent=1) if args.json else _fmt_table(s))
+    return 0
+
+
 def run(args) -> int:
     from compiler.errors import CompilerError
     from npusim.faults import SimulationFault
+    if Path(args.model).is_dir():
+        return run_artifact(args)
     target, err = load_target(args.target)
     if err:
         return _fail(err)

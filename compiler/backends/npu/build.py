@@ -81,7 +81,8 @@ def build_npu(model, target, *, calib_inputs=None, num_calib=8, seed=0, sync="au
                else None,
                "schedule": lay.schedule.describe() if getattr(lay, "schedule", None) else "",
                "note": lay.note} for lay in lowered.layers]
-    art = Artifact(program, result.text, dram.image(), dram.const_base, str(target), name,
+    from isa.checks import target_name
+    art = Artifact(program, result.text, dram.image(), dram.const_base, target_name(target), name,
                    inputs, outputs, layers, result.layer_of,
                    {"activation_bytes": dram.arena_bytes, "constant_bytes": len(dram.image()),
                     "units": result.units, "quantized": module is not None})
