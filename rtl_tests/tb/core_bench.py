@@ -9,7 +9,7 @@ from cocotb.triggers import FallingEdge, First, NextTimeStep, Timer
 from isa.target import Target
 from npusim.memory import Dram
 from npusim.simulate import simulate
-from rtl_tests.tb.backdoor import MemoryBackdoor
+from rtl_tests.tb.backdoor import BUFFER_INSTANCES, MemoryBackdoor
 from rtl_tests.tb.core_checker import compare_dram, compare_traces, program_row
 from rtl_tests.tb.core_monitor import CoreTraceMonitor
 from rtl_tests.tb.core_params import CORE_UNITS, core_params
@@ -19,6 +19,10 @@ CLOCK_NS = 10
 
 class CoreBench:
     """Open with `await CoreBench.open(dut, target)`, then `result = await bench.run(...)`."""
+
+    # Memories outlive a cocotb test (the simulation goes on): the first program of a
+    # simulator process finds them zeroed by their initial blocks, later ones clear them.
+    _dirty = False
 
     def __init__(self, dut, target: str):
         self.dut = dut
@@ -31,6 +35,8 @@ class CoreBench:
         self.params = got
         self.index_bits = int(dut.IW.value)
         self.dram = MemoryBackdoor(dut.u_dram.mem, 8, signed=False)
+        self.memories = [dut.u_dram.mem] + [getattr(dut.u_bufs, inst).mem
+                                            for inst in BUFFER_INSTANCES.values()]
 
     @classmethod
     async def open(cls, dut, target: str) -> "CoreBench":
@@ -42,9 +48,14 @@ class CoreBench:
         return bench
 
     def load(self, words: list[int], dram_image: np.ndarray) -> None:
-        """Hold the core in reset; instruction words into imem, the nonzero DRAM bytes into the
-        DRAM model (which starts zeroed, as npusim's does)."""
+        """Hold the core in reset; zero the memories, then the instruction words into imem and
+        the nonzero DRAM bytes into the DRAM model."""
         self.dut.rst.value = 1
+        if CoreBench._dirty:
+            for mem in self.memories:  # as npusim starts: DRAM and buffers all zero
+                for i in range(len(mem)):
+                    mem[i].value = 0
+        CoreBench._dirty = True
         if len(words) > self.params["IMEM_DEPTH"]:
             raise ValueError(f"program of {len(words)} words does not fit IMEM_DEPTH="
                              f"{self.params['IMEM_DEPTH']}; hint: split it")

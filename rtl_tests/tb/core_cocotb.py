@@ -9,49 +9,53 @@ import pytest
 from isa.codec import decode_word, encode_fields
 from isa.target import Target
 from npusim.faults import IllegalInstructionError
-from npusim.simulate import simulate
-
 from npusim import timing
+from npusim.simulate import simulate
 from rtl_tests.tb.bench import plusarg
 from rtl_tests.tb.core_bench import CoreBench
 from rtl_tests.tb.core_checker import save_agreement
 from rtl_tests.tb.core_programs import get_program
 
 
-async def _run(dut, name: str):
-    target = plusarg("target")
+async def _run(bench: CoreBench, name: str) -> dict:
     program = get_program(name)
     assembled = program.assemble()
     rng = np.random.default_rng([int(plusarg("seed", "2024")), sum(map(ord, name))])
-    bench = await CoreBench.open(dut, target)
     return await bench.run(name, assembled, program.inputs(rng, assembled))
 
 
 @cocotb.test()
-async def run_program(dut):
-    """The program named by +program: final DRAM, total cycles and every trace row equal."""
-    name = plusarg("program")
-    result = await _run(dut, name)
+async def run_programs(dut):
+    """Each program of +programs (comma-separated), one after the other: final DRAM, total
+    cycles, every dispatch, start and end equal; the agreement rows go to +agreement."""
+    names = [n for n in plusarg("programs", "").split(",") if n]
+    assert names, "no programs: pass +programs=name,name (see tb/core_programs.py)"
+    bench = await CoreBench.open(dut, plusarg("target"))
     out = cocotb.plusargs.get("agreement")
-    if out:
-        save_agreement(out, name, result["table"], result["row"])
-    row = result["row"]
-    dut._log.info(f"{name}: model {row['model_cycles']} cycles, RTL {row['rtl_cycles']}; "
-                  f"{row['instructions']} trace rows, {row['trace_mismatches']} differ; "
-                  f"DRAM bytes differing: {row['dram_bytes_differing']}")
-    problems = list(result["mismatches"]) + ([result["dram"]] if result["dram"] else [])
-    assert not problems, f"{name}: {len(problems)} difference(s); first: {problems[0]}\n" + \
-        "\n".join(problems[1:10])
+    failed = []
+    for name in names:
+        result = await _run(bench, name)
+        row = result["row"]
+        if out:
+            save_agreement(out, name, result["table"], row)
+        dut._log.info(f"{name}: model {row['model_cycles']} cycles, RTL {row['rtl_cycles']}; "
+                      f"{row['instructions']} trace rows, {row['trace_mismatches']} differ; "
+                      f"DRAM bytes differing: {row['dram_bytes_differing']}")
+        problems = list(result["mismatches"]) + ([result["dram"]] if result["dram"] else [])
+        if problems:
+            failed.append(f"{name}: {len(problems)} difference(s); first: {problems[0]}")
+    assert not failed, "\n".join(failed)
 
 
 @cocotb.test()
 async def checker_reports_first_divergence(dut):
     """Make the model's vrequant one cycle longer: the first divergence must be that vrequant,
     and the total cycles must differ by one; the DRAM still agrees."""
+    bench = await CoreBench.open(dut, plusarg("target"))
     original = timing.vector_requant
     timing.vector_requant = lambda hw, length: original(hw, length) + 1
     try:
-        result = await _run(dut, "tiny_gemm_requant")
+        result = await _run(bench, "tiny_gemm_requant")
     finally:
         timing.vector_requant = original
     first = result["mismatches"][0]

@@ -1,4 +1,8 @@
-"""The whole programs the RTL core runs: an assembly file under examples/ and its random inputs."""
+"""The whole programs the RTL core runs: an assembly file under examples/ and its random inputs.
+
+They run on the Target the test names (npu-tiny), whatever their .target says: of the examples
+written for npu-edge only maxpool.s fits npu-tiny (one DMA channel, 4x4 array), so the others
+have tiny_*.s variants."""
 
 from __future__ import annotations
 
@@ -70,6 +74,8 @@ PROGRAMS = {p.name: p for p in [
                 "vmaxpool 3x3/2 with padding and vsumpool 2x2/2 after pool_* cfg"),
     CoreProgram("tiny_double_buffered", _tensors_int8("A", "W"),
                 "double-buffered gemm tiles on one DMA channel, barrier, nop"),
+    CoreProgram("maxpool", _tensors_int8("X"),
+                "the npu-edge example unchanged (one DMA channel, vector only) run on npu-tiny"),
     CoreProgram("tiny_shared_semaphore", _tensors_int8("X", "W"),
                 "two units blocked on one semaphore: the longer waiter is released first"),
 ]}
