@@ -8,8 +8,8 @@ import pytest
 
 from isa.codec import decode_word, encode_fields
 from isa.target import Target
-from npusim.faults import IllegalInstructionError
 from npusim import timing
+from npusim.faults import IllegalInstructionError
 from npusim.simulate import simulate
 from rtl_tests.tb.bench import plusarg
 from rtl_tests.tb.core_bench import CoreBench
@@ -76,7 +76,8 @@ async def faults_stop_the_core_where_the_model_faults(dut):
                              encode_fields("load", chan=t.dma_engines, rows=1, cols=4, stride=4)],
          1),
         ("semaphore past the count", [encode_fields("nop"),
-                                      encode_fields("wait", unit=0, sem=t.semaphores)], 1)]
+                                      encode_fields("wait", unit="matrix",
+                                                                    sem=t.semaphores)], 1)]
     for what, words, index in cases:
         with pytest.raises(IllegalInstructionError) as model_fault:
             simulate([decode_word(w) for w in words], target=target)
