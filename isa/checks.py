@@ -19,9 +19,14 @@ class TargetCheckError(IsaError):
         self.field, self.value = field, value
 
 
-@lru_cache(maxsize=64)  # called per checked instruction; Targets are immutable and hashable
 def target_name(target) -> str:
     """Short name for messages: the tag, plus only the options that differ from it."""
+    # Target equality ignores the tag (npu-edge == plain npu), so the tag is part of the key.
+    return _target_name(target, target.tag)
+
+
+@lru_cache(maxsize=64)  # called per checked instruction; Targets are immutable and hashable
+def _target_name(target, tag) -> str:
     from isa.target import Target  # isa.target is heavier than the checks need at import
 
     base = Target(target.tag or target.kind)

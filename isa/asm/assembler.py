@@ -287,7 +287,7 @@ class _Assembler:
             raise self.error(str(e), stmt, op.column if op else stmt.column, e.field,
                              e.value) from None
         if ins.mnemonic == "cfg":
-            regs[self.spec.enums["reg"].names[values["reg"]]] = values["value"]
+            regs[self.spec.enums["reg"].names[instr["reg"]]] = instr["value"]
         self.cores[self.core].append(encode_fields(ins.mnemonic, self.spec, **values))
 
     def operand(self, ins: InstructionSpec, op: Operand, stmt: Statement, values: dict,
