@@ -1,27 +1,27 @@
 ; tiny_conv.s -- a small conv layer on npu-tiny: 3x3 same-padded convolution, bias,
 ; requantization and ReLU (written by hand: the compiler has no npu backend yet).
 ;
-;   X  [6x6x6]     int8  input tile, HWC
+;   X  [5x5x6]     int8  input tile, HWC
 ;   Wt [3x3x6x4]   int8  weights, kh x kw x cin x cout
 ;   B  [4]         int32 bias per output channel
 ;   RQ [4x2]       int32 (mult, shift) per output channel
-;   Y  [6x6x4]     int8  = relu(requant(conv2d(X, Wt, pad 1) + B))
+;   Y  [5x5x4]     int8  = relu(requant(conv2d(X, Wt, pad 1) + B))
 ;
 ; 6 input channels on a 4-row array: each of the 9 taps is 2 passes (4 + 2 channels).
 
 .target npu-tiny
 
-.tensor X,  dram=0x000, shape=6x6x6,   dtype=int8
+.tensor X,  dram=0x000, shape=5x5x6,   dtype=int8
 .tensor Wt, dram=0x100, shape=3x3x6x4, dtype=int8
 .tensor B,  dram=0x200, shape=4,       dtype=int32
 .tensor RQ, dram=0x210, shape=4x2,     dtype=int32
-.tensor Y,  dram=0x300, shape=6x6x4,   dtype=int8
+.tensor Y,  dram=0x300, shape=5x5x4,   dtype=int8
 
-.equ H, 6
-.equ W, 6
+.equ H, 5
+.equ W, 5
 .equ CIN, 6
 .equ COUT, 4
-.equ ACC, 0x000            ; abuf: the 6x6x4 int32 conv output
+.equ ACC, 0x000            ; abuf: the 5x5x4 int32 conv output
 .equ BIAS, 0x100           ; abuf: 4 bias words
 .equ TABLE, 0x110          ; abuf: 4 (mult, shift) pairs
 

@@ -32,13 +32,19 @@ module npu_core #(
     output wire                    done,        // every instruction dispatched and finished
     output wire                    fault,       // sticky: something npusim would fault on
     output reg  [31:0]             cycle,       // cycles since reset: the model's env.now
-    // trace (sampled each cycle; events happen at the coming edge, i.e. at cycle + 1)
-    output wire [IW-1:0]           pc,
-    output wire                    disp_fin,    // nop/halt/barrier at pc ends
-    output wire [NU-1:0]           unit_take,   // unit u starts instruction unit_take_index[u]
-    output wire [NU*IW-1:0]        unit_take_index,
-    output wire [NU-1:0]           unit_fin,    // unit u ends instruction unit_cur_index[u]
-    output wire [NU*IW-1:0]        unit_cur_index
+    // trace: what happened at edge trc_cycle + 1 (registered there); trc_seq toggles at each
+    // edge that registers an event, so a testbench need wake only then
+    output reg                     trc_seq,
+    output reg  [31:0]             trc_cycle,
+    output reg  [IW-1:0]           trc_pc,          // pc during that cycle ...
+    output reg                     trc_pc_step,     // ... and it moved on at the edge
+    output reg                     trc_disp_fin,    // the nop/halt/barrier at trc_pc ended
+    output reg  [NU-1:0]           trc_take,        // unit u started trc_take_index[u]
+    output reg  [NU*IW-1:0]        trc_take_index,
+    output reg  [NU-1:0]           trc_fin,         // unit u ended trc_cur_index[u]
+    output reg  [NU*IW-1:0]        trc_cur_index,
+    output reg                     trc_done,        // done first rose in that cycle
+    output reg                     trc_fault        // fault first rose in that cycle
 );
 /* verilator lint_off UNUSEDPARAM */  // the generated header declares every ISA constant
 `include "npu_isa.vh"
@@ -58,8 +64,11 @@ module npu_core #(
     wire [NU*128-1:0] u_instr;
     wire [127:0]  push_word;
     wire [IW-1:0] push_index;
-    wire          finished, disp_fault, sem_fault;
+    wire          finished, disp_fault, sem_fault, disp_fin;
     wire          drained = &idle;
+    wire [IW-1:0] pc;
+    wire [NU-1:0] unit_take, unit_fin;
+    wire [NU*IW-1:0] unit_take_index, unit_cur_index;
 
     dispatcher #(.NU(NU), .IW(IW)) u_disp (
         .clk(clk), .rst(rst), .prog_len(prog_len), .pc(pc), .word(imem[pc]),
@@ -91,6 +100,36 @@ module npu_core #(
     always @(posedge clk) unit_fault <= !rst && (unit_fault || |u_illegal);
     assign fault = disp_fault || sem_fault || unit_fault;
     assign done  = finished && drained;
+
+    // ---------------------------------------------------------------- trace capture
+    // (for verification: registers only, read by nothing in the core)
+    reg  done_q, fault_q;
+    wire pc_step = |(push & can_push) || disp_fin;
+    wire event_now = pc_step || disp_fin || |unit_take || |unit_fin ||
+                     (done && !done_q) || (fault && !fault_q);
+    always @(posedge clk) begin
+        if (rst) begin
+            trc_seq <= 1'b0;
+            done_q  <= 1'b0;
+            fault_q <= 1'b0;
+        end else begin
+            done_q  <= done;
+            fault_q <= fault;
+            if (event_now) begin
+                trc_seq        <= !trc_seq;
+                trc_cycle      <= cycle;
+                trc_pc         <= pc;
+                trc_pc_step    <= pc_step;
+                trc_disp_fin   <= disp_fin;
+                trc_take       <= unit_take;
+                trc_take_index <= unit_take_index;
+                trc_fin        <= unit_fin;
+                trc_cur_index  <= unit_cur_index;
+                trc_done       <= done && !done_q;
+                trc_fault      <= fault && !fault_q;
+            end
+        end
+    end
 
     // ---------------------------------------------------------------- units
     // A unit's busy is not needed: its queue knows it runs from start to done.

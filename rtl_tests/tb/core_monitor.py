@@ -1,14 +1,14 @@
-"""Monitor of npu_core: one trace row (unit, index, start, end) per instruction, and the done cycle.
+"""Monitor of npu_core: one trace row (unit, index, start, end) per instruction, each
+instruction's dispatch cycle, and the cycles at which the core was done or faulted.
 
-Every cycle, once its signals have settled, it reads the core's `cycle` counter (the model's
-env.now during that cycle) and the trace ports, whose events happen at the coming edge, i.e.
-at cycle + 1. An instruction's dispatch begins when pc reaches it; a dispatcher instruction (nop, halt,
-barrier) starts then too."""
+The core registers the events of cycle t at edge t + 1 (its trc_* ports, with t) and toggles
+trc_seq, so the monitor wakes only after cycles in which something happened. An instruction's
+dispatch begins when pc reaches it; a dispatcher instruction (nop, halt, barrier) starts then."""
 
 from __future__ import annotations
 
 import cocotb
-from cocotb.triggers import Event, FallingEdge, ReadOnly
+from cocotb.triggers import Event, ReadOnly, ValueChange
 
 
 def _field(value: int, index: int, width: int) -> int:
@@ -23,43 +23,43 @@ class CoreTraceMonitor:
         self.units = units
         self.iw = index_bits
         self.rows: list[tuple[str, int, int, int]] = []
-        self.dispatched: dict[int, int] = {}      # index -> cycle its dispatch began
+        self.dispatched: dict[int, int] = {0: 0}  # index -> cycle its dispatch began
         self.done_cycle: int | None = None
         self.fault_cycle: int | None = None
         self.finished = Event()
         self._started: dict[str, tuple[int, int]] = {}
-        self._pc: tuple[int, int] | None = None   # (pc, cycle it was reached)
         self._task = cocotb.start_soon(self._run())
 
     async def _run(self) -> None:
         dut, iw = self.dut, self.iw
         while True:
-            await FallingEdge(dut.clk)
+            await ValueChange(dut.trc_seq)
             await ReadOnly()
             if int(dut.rst.value):
                 continue
-            now = int(dut.cycle.value)
-            pc = int(dut.pc.value)
-            if self._pc is None or self._pc[0] != pc:
-                self._pc = (pc, now)
-                self.dispatched.setdefault(pc, now)
-            if int(dut.disp_fin.value):
-                self.rows.append(("dispatch", pc, self._pc[1], now + 1))
-            fin, take = int(dut.unit_fin.value), int(dut.unit_take.value)
-            cur_idx = int(dut.unit_cur_index.value) if fin else 0
-            take_idx = int(dut.unit_take_index.value) if take else 0
+            now = int(dut.trc_cycle.value)   # the cycle sampled; its events act at edge now + 1
+            at = now + 1
+            pc = int(dut.trc_pc.value)
+            if int(dut.trc_disp_fin.value):
+                self.rows.append(("dispatch", pc, self.dispatched[pc], at))
+            if int(dut.trc_pc_step.value):
+                self.dispatched.setdefault(pc + 1, at)
+            fin, take = int(dut.trc_fin.value), int(dut.trc_take.value)
+            cur_idx = int(dut.trc_cur_index.value) if fin else 0
+            take_idx = int(dut.trc_take_index.value) if take else 0
             for u, name in enumerate(self.units):
                 if fin >> u & 1:  # before take: a unit may end one and start the next together
                     index, start = self._started.pop(name)
                     assert index == _field(cur_idx, u, iw), \
                         f"{name} ends [{_field(cur_idx, u, iw)}] but started [{index}]"
-                    self.rows.append((name, index, start, now + 1))
+                    self.rows.append((name, index, start, at))
                 if take >> u & 1:
-                    self._started[name] = (_field(take_idx, u, iw), now + 1)
-            if int(dut.fault.value) and self.fault_cycle is None:
+                    self._started[name] = (_field(take_idx, u, iw), at)
+            # done and fault are levels: the first cycle they hold
+            if int(dut.trc_fault.value):
                 self.fault_cycle = now
                 self.finished.set()
-            if int(dut.done.value) and self.done_cycle is None:
+            if int(dut.trc_done.value):
                 self.done_cycle = now
                 self.finished.set()
 

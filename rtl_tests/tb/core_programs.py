@@ -21,11 +21,11 @@ def _int8(rng, shape):
     return rng.integers(-128, 128, size=shape, dtype=np.int64).astype(np.int8)
 
 
-def _requant_table(rng, channels: int) -> np.ndarray:
-    """(mult, shift) per channel that maps int32 sums of a few int8 products into int8 range
-    for most elements (so saturation is exercised, not everywhere)."""
+def _requant_table(rng, channels: int, shifts=(14, 18)) -> np.ndarray:
+    """(mult, shift) per channel that maps int32 sums of int8 products into int8 range for
+    most elements (so saturation is exercised, not everywhere); longer sums, larger shifts."""
     mult = rng.integers(1, 1 << 10, size=channels)
-    shift = rng.integers(14, 18, size=channels)
+    shift = rng.integers(*shifts, size=channels)
     return np.stack([mult, shift], axis=1).astype(np.int32)
 
 
@@ -44,7 +44,7 @@ def _conv(rng, program: Program) -> dict:
     cout = program.tensors["B"].shape[0]
     return {"X": _int8(rng, program.tensors["X"].shape), "Wt": _int8(rng, program.tensors["Wt"].shape),
             "B": rng.integers(-2000, 2000, size=cout).astype(np.int32),
-            "RQ": _requant_table(rng, cout)}
+            "RQ": _requant_table(rng, cout, shifts=(17, 20))}
 
 
 @dataclass(frozen=True)
