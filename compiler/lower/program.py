@@ -13,6 +13,7 @@ import numpy as np
 
 from ..errors import CompilerError, did_you_mean
 from ..ir.graph import Graph, Node
+from .concat import make_concat
 from .conv import ConvLayer, choose_schedule
 from .copy import CopyLayer, copy_cycles, plan_copy
 from .cost import Hw
@@ -134,9 +135,12 @@ class _Lowerer:
             self.eltwise(n)
         elif op in ("transpose", "layout_transform"):
             self.transpose(n)
+        elif op in ("concat", "qnn.concat"):
+            self.concat(n)
         else:
             supported = ["qnn.conv2d", "qnn.dense", "qnn.*pool2d", *ELTWISE, *ALIAS_OPS,
-                         "transpose", "layout_transform", "fused.conv2d", "fused.dense"]
+                         "transpose", "layout_transform", "fused.conv2d", "fused.dense",
+                         "concat", "qnn.concat"]
             raise CompilerError(f"node '{n.name}': op '{n.op}' has no NPU lowering; "
                                 f"{did_you_mean(n.op, supported)}")
 
@@ -265,6 +269,13 @@ class _Lowerer:
                              table)
         layer.schedule = choose_eltwise(layer, self.hw)
         self.layers.append(layer)
+
+    def concat(self, n: Node) -> None:
+        shapes = [self.g.type_of(v).shape for v in n.inputs]
+        q = n.op.startswith("qnn.")
+        self.layers.append(make_concat(
+            n.name, list(n.inputs), n.output, shapes, n.attrs.get("axis", 1), self.hw,
+            list(n.attrs["mults"]) if q else None, list(n.attrs["shifts"]) if q else None))
 
     def transpose(self, n: Node) -> None:
         x = self.g.type_of(n.inputs[0])

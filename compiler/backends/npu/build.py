@@ -63,15 +63,15 @@ def build_npu(model, target, *, calib_inputs=None, num_calib=8, seed=0, sync="au
     dram = result.dram
     if module is not None:
         inputs = [TensorEntry(b.qname, dram.addr(lowered, b.qname),
-                              lowered.tensor(b.qname).shape, lowered.tensor(b.qname).dtype,
+                              graph.type_of(b.qname).shape, lowered.tensor(b.qname).dtype,
                               b.name, b.scale, b.perm) for b in module.inputs]
         outputs = [TensorEntry(b.qname, dram.addr(lowered, b.qname),
-                               lowered.tensor(b.qname).shape, lowered.tensor(b.qname).dtype,
+                               graph.type_of(b.qname).shape, lowered.tensor(b.qname).dtype,
                                b.name, b.scale, None, b.post) for b in module.outputs]
     else:
-        inputs = [TensorEntry(v, dram.addr(lowered, v), lowered.tensor(v).shape,
+        inputs = [TensorEntry(v, dram.addr(lowered, v), graph.type_of(v).shape,
                               lowered.tensor(v).dtype, v) for v in lowered.inputs]
-        outputs = [TensorEntry(v, dram.addr(lowered, v), lowered.tensor(v).shape,
+        outputs = [TensorEntry(v, dram.addr(lowered, v), graph.type_of(v).shape,
                                lowered.tensor(v).dtype, post.get(v, (v,))[0], None, None,
                                post.get(v, (v, ()))[1]) for v in lowered.outputs]
     layers = [{"name": lay.name, "kind": lay.kind, "macs": int(lay.macs),

@@ -5,11 +5,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ...lower.concat import ConcatLayer
 from ...lower.conv import ConvLayer
 from ...lower.copy import CopyLayer
 from ...lower.dense import DenseLayer
 from ...lower.eltwise import EltwiseLayer
 from ...lower.pool import PoolLayer
+from .concat_gen import gen_concat
 from .conv_gen import gen_conv
 from .copy_gen import gen_copy
 from .dense_gen import gen_dense
@@ -59,11 +61,13 @@ def work(layer, hw, core: int, cores: int) -> list:
         return split(layer.chunks(), cores, core)
     if isinstance(layer, CopyLayer):
         return split(layer.chunks, cores, core)
+    if isinstance(layer, ConcatLayer):
+        return split(layer.chunks(), cores, core)
     raise TypeError(f"no NPU code generator for {type(layer).__name__}")
 
 
 GEN = {ConvLayer: gen_conv, DenseLayer: gen_dense, PoolLayer: gen_pool,
-       EltwiseLayer: gen_eltwise, CopyLayer: gen_copy}
+       EltwiseLayer: gen_eltwise, CopyLayer: gen_copy, ConcatLayer: gen_concat}
 
 
 def label(index: int, name: str) -> str:

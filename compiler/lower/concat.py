@@ -1,0 +1,57 @@
+"""Concatenation: each input's rows copied through SRAM into its slice of the output (int8:
+requantized to the output scale on the way, as qnn.concat's semantics say)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+
+from .cost import FIELD_MAX, Hw
+
+
+@dataclass
+class ConcatLayer:
+    """y = concat(xs, axis); part i: outer rows of `inner[i]` elements at column offset
+    `offset[i]` of the output's rows of `total` elements."""
+
+    name: str
+    xs: list
+    y: str
+    outer: int
+    inner: list
+    total: int
+    mults: list | None = None     # int8: per input (mult, shift) to the output scale
+    shifts: list | None = None
+    rows: int = 1                 # rows per chunk
+    kind: str = "concat"
+    note: str = ""
+
+    @property
+    def inputs(self) -> list:
+        return list(self.xs)
+
+    @property
+    def macs(self) -> int:
+        return 0
+
+    def chunks(self) -> list:
+        """(input index, first row, end row, first column, end column) per load/store pair."""
+        out = []
+        for i, inner in enumerate(self.inner):
+            rows = max(1, min(self.rows, FIELD_MAX["rows"]))
+            for r0 in range(0, self.outer, rows):
+                for c0 in range(0, inner, FIELD_MAX["cols"]):
+                    out.append((i, r0, min(r0 + rows, self.outer), c0,
+                                min(c0 + FIELD_MAX["cols"], inner)))
+        return out
+
+
+def make_concat(name: str, xs: list, y: str, shapes: list, axis: int, hw: Hw,
+                mults=None, shifts=None) -> ConcatLayer:
+    rank = len(shapes[0])
+    axis = axis % rank
+    outer = prod(shapes[0][:axis])
+    inner = [prod(s[axis:]) for s in shapes]
+    cap = min(hw.buffer_elems["ibuf"], hw.buffer_elems["obuf"]) // 2
+    rows = max(1, min(outer, cap // max(min(max(inner), FIELD_MAX["cols"]), 1)))
+    return ConcatLayer(name, xs, y, outer, inner, sum(inner), mults, shifts, rows)
