@@ -12,7 +12,7 @@ from .registry import REQUIRED, Attr, OpDef, register_op
 
 def flatten_type(types, a) -> TensorType:
     x = types[0]
-    axis = a["axis"] % (x.rank + 1) if a["axis"] < 0 else a["axis"]
+    axis = a["axis"] + x.rank if a["axis"] < 0 else a["axis"]  # ONNX: -1 is the last axis
     if not 0 <= axis <= x.rank:
         raise OpError(f"flatten axis {a['axis']} is out of range for {x}")
     lead = int(np.prod(x.shape[:axis], dtype=np.int64))
