@@ -20,7 +20,7 @@ TARGET = "npu-tiny"
 VARIANT = "npu-tiny -queue-depth=1 -vector-pipeline=3 -dma-setup=1 -dram-latency=5"
 # (target, cocotb tests, programs) of each simulator process; npu-tiny's in two halves so no
 # pytest test waits long for its run
-LONG = ["tiny_conv", "tiny_conv_strided", "maxpool"]
+LONG = ["tiny_conv", "compiled_conv_relu"]
 RUNS = [(TARGET, ("run_programs", "checker_reports_first_divergence"), LONG),
         (TARGET, ("run_programs", "faults_stop_the_core_where_the_model_faults"),
          [p for p in PROGRAMS if p not in LONG]),

@@ -77,12 +77,14 @@ class CoreBench:
         monitor.stop()
         return monitor
 
-    async def run(self, name: str, program, inputs: dict, slack: int = 4) -> dict:
-        """Run `program` on the model and the RTL; the summary row plus the details."""
+    async def run(self, name: str, case, slack: int = 4) -> dict:
+        """Run a core_programs.Case on the model and the RTL; the summary row plus the details.
+        Both start from the same DRAM (the case's writes); the RTL's final DRAM must equal the
+        model's, and the ranges the case expects must hold what its reference says."""
+        program = case.program
         dram = Dram(Target.create(self.target).derived.dram_bytes)
-        for tensor, value in inputs.items():
-            decl = program.tensors[tensor]
-            dram.write(decl.dram, np.asarray(value).astype(decl.dtype).reshape(decl.shape))
+        for addr, array in case.dram_writes:
+            dram.write(addr, array)
         self.load(program.cores[0], dram.bytes.copy())
         model = simulate(program, target=self.target, dram=dram)
         monitor = await self.execute(max_cycles=slack * model.cycles + 100)
@@ -97,6 +99,12 @@ class CoreBench:
                                  f"cycles (model: {model.cycles})")
         elif monitor.done_cycle != model.cycles:
             mismatches.append(f"total cycles: model {model.cycles}, RTL {monitor.done_cycle}")
+        for what, addr, array in case.expected:
+            want = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
+            bad = np.flatnonzero(rtl_dram[addr:addr + want.size] != want)
+            if bad.size:
+                mismatches.append(f"{what}: {bad.size} of {want.size} bytes differ in the RTL "
+                                  f"DRAM, first at {addr + int(bad[0]):#x}")
         row = program_row(name, self.target, model.trace, model.cycles, monitor.done_cycle,
                           mismatches, dram_diff)
         return {"row": row, "table": table, "mismatches": mismatches, "dram": dram_text}

@@ -18,10 +18,8 @@ from rtl_tests.tb.core_programs import get_program
 
 
 async def _run(bench: CoreBench, name: str) -> dict:
-    program = get_program(name)
-    assembled = program.assemble()
     rng = np.random.default_rng([int(plusarg("seed", "2024")), sum(map(ord, name))])
-    return await bench.run(name, assembled, program.inputs(rng, assembled))
+    return await bench.run(name, get_program(name).prepare(rng, bench.target))
 
 
 @cocotb.test()
