@@ -29,15 +29,17 @@ class Layout:
 
     @staticmethod
     def _lifetimes(lowered) -> dict:
+        """Graph inputs and outputs live throughout, so a program can run again on the same
+        arena (warm-up and timing repeats) and give the same outputs."""
         first, last = {}, {}
         for v in lowered.inputs:
-            first[lowered.root(v)] = last[lowered.root(v)] = -1
+            first[lowered.root(v)] = -1
         for i, layer in enumerate(lowered.layers):
             for v in list(layer.inputs) + [layer.y]:
                 r = lowered.root(v)
                 first.setdefault(r, i)
                 last[r] = max(last.get(r, i), i)
-        for v in lowered.outputs:
+        for v in list(lowered.inputs) + list(lowered.outputs):
             r = lowered.root(v)
             first.setdefault(r, -1)
             last[r] = len(lowered.layers)

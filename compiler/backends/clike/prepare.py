@@ -1,0 +1,135 @@
+"""The C-like backends' front half: the model quantized to int8 (the NPU's own integer graph,
+checked bit for bit) or kept float32 (checked within FLOAT_TOLERANCE), then the shared
+lowering, tiled for the machine's memories as the renderer describes them."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...errors import CompilerError
+from ...lower.program import lower
+
+DTYPES = ("int8", "float32")
+HOST_TAIL = ("nn.softmax",)  # a float graph's final softmax runs on the host, as on the NPU
+# max |ref - got| / max |ref| of float32 C against the numpy float32 reference: only the
+# summation order differs (observed <= 2e-6 on the zoo models at 32x32)
+FLOAT_TOLERANCE = 1e-4
+
+
+@dataclass(frozen=True)
+class HostTensor:
+    """A tensor the host writes (input) or reads (output) in the arena."""
+
+    name: str          # the lowered graph's value
+    model_name: str    # the float model's input/output
+    shape: tuple
+    dtype: str         # numpy dtype
+
+
+@dataclass
+class Prepared:
+    module: object            # QuantizedModule (int8) or None (float32)
+    graph: object             # the graph the kernels compute
+    float_graph: object       # the float model: the float reference
+    lowered: object
+    dtype: str
+    inputs: list
+    outputs: list
+    post: dict = field(default_factory=dict)   # float: output -> (model name, host steps)
+
+    def device_inputs(self, feeds: dict) -> dict:
+        """Float model inputs -> the arena's input tensors (int8 quantized, or float32)."""
+        if self.module is not None:
+            return self.module.quantize_inputs(feeds)
+        return {t.name: np.asarray(feeds[t.model_name], np.float32) for t in self.inputs}
+
+    def host_outputs(self, outputs: dict) -> dict:
+        """Arena outputs -> float outputs named as the model's (dequantize, host steps)."""
+        if self.module is not None:
+            return self.module.dequantize_outputs(outputs)
+        from ...ops.elementwise import softmax
+        got = {}
+        for t in self.outputs:
+            y = outputs[t.name].astype(np.float32)
+            for kind, arg in self.post.get(t.name, (t.name, ()))[1]:
+                y = softmax(y, arg) if kind == "softmax" else y
+            got[t.model_name] = y
+        return got
+
+    def check(self, feeds: dict, dev_in: dict, outputs: dict) -> dict:
+        """int8: bit-exact against QuantizedModule.run_int; float32: max relative error
+        against the numpy float reference within FLOAT_TOLERANCE."""
+        if self.module is not None:
+            want = self.module.run_int(dev_in)
+            diff = sum(int(np.count_nonzero(outputs[t.name] != want[t.name]))
+                       for t in self.outputs)
+            return {"verified": diff == 0, "bit_exact": diff == 0, "mismatches": diff,
+                    "reference": "integer reference (QuantizedModule.run_int)"}
+        from ...metrics import max_rel_error
+        from ...reference import run_float
+        ref = run_float(self.float_graph, feeds)
+        got = self.host_outputs(outputs)
+        err = max(max_rel_error(ref[k], got[k]) for k in ref)
+        return {"verified": err <= FLOAT_TOLERANCE, "bit_exact": None,
+                "max_rel_error": err, "tolerance": FLOAT_TOLERANCE,
+                "reference": "numpy float32 reference"}
+
+
+def lower_for(graph, target, hw):
+    """The shared lowering with `hw` for a non-npu Target.
+
+    lower() reads `target.dtype` (an npu attribute) to choose fp16 DRAM types; cpu/gpu targets
+    have none, so we lower against a stand-in npu target of dtype int8 (float tensors stay
+    float32) and record the real target. s2d is off: the space-to-depth rewrite adds zero
+    taps to suit a systolic array, which a CPU or GPU would compute for nothing (other
+    array-specific conv lowerings are re-tiled by the plain conv chooser in layers.py)."""
+    from isa.target import Target
+    prog = lower(graph, Target("npu", dtype="int8"), hw=hw, s2d=False)
+    return dataclasses.replace(prog, target=target)
+
+
+def _float_graph(model, **model_kwargs):
+    from ...build import build_float, load_model
+    from ...module import QuantizedModule
+    source = model.float_graph if isinstance(model, QuantizedModule) else \
+        load_model(model, **model_kwargs)
+    g = build_float(source)
+    post = {}
+    producers = g.producers()
+    for i, out in enumerate(list(g.outputs)):
+        node = producers.get(out)
+        if node is not None and node.op in HOST_TAIL:
+            g.outputs[i] = node.inputs[0]
+            post[node.inputs[0]] = (out, (("softmax", node.attrs.get("axis", -1)),))
+    g.prune()
+    return source, g, post
+
+
+def prepare(model, target, renderer, dtype: str = "int8", calib_inputs=None,
+            num_calib: int = 8, seed: int = 0, **model_kwargs) -> Prepared:
+    """model: zoo name, .onnx path, Graph or QuantizedModule (reused as is for int8)."""
+    from ...build import build_quantized
+    from ...module import QuantizedModule
+    if dtype not in DTYPES:
+        raise CompilerError(f"dtype '{dtype}' is not one the C-like backends compute; "
+                            f"use one of {', '.join(DTYPES)}")
+    hw = renderer.hw(dtype)
+    if dtype == "int8":
+        module = model if isinstance(model, QuantizedModule) else build_quantized(
+            model, calib_inputs, num_calib=num_calib, seed=seed, **model_kwargs)
+        lowered = lower_for(module.graph, target, hw)
+        g = module.graph
+        inputs = [HostTensor(b.qname, b.name, g.type_of(b.qname).shape, "int8")
+                  for b in module.inputs]
+        outputs = [HostTensor(b.qname, b.name, g.type_of(b.qname).shape, "int8")
+                   for b in module.outputs]
+        return Prepared(module, g, module.float_graph, lowered, dtype, inputs, outputs)
+    source, g, post = _float_graph(model, **model_kwargs)
+    lowered = lower_for(g, target, hw)
+    inputs = [HostTensor(v, v, g.type_of(v).shape, "float32") for v in g.inputs]
+    outputs = [HostTensor(v, post.get(v, (v,))[0], g.type_of(v).shape, "float32")
+               for v in g.outputs]
+    return Prepared(None, g, source, lowered, dtype, inputs, outputs, post)

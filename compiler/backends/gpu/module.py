@@ -1,0 +1,103 @@
+"""GpuModule: a model as CUDA source. Compiles to PTX anywhere nvcc exists; where a GPU
+exists, builds a library, runs the model, verifies and times it with CUDA events; otherwise
+estimates its time with the gpu Target's roofline and says so (measured=False)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import statistics
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .. import roofline
+from ..cpu.module import manifest
+from . import toolchain
+
+CACHE = Path(tempfile.gettempdir()) / "npusim-gpu-cache"
+
+
+@dataclass
+class GpuModule:
+    program: object          # clike.Program
+    target: object
+    nvcc: str | None = None
+    workdir: Path = None
+    _dll: object = field(default=None, repr=False)
+
+    def __post_init__(self):
+        if self.workdir is None:
+            key = hashlib.sha256(self.source.encode()).hexdigest()[:20]
+            self.workdir = CACHE / key
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        self.cu = self.workdir / "model.cu"
+        if not self.cu.exists() or self.cu.read_text() != self.source:
+            self.cu.write_text(self.source)
+
+    @property
+    def prepared(self):
+        return self.program.prepared
+
+    @property
+    def source(self) -> str:
+        return self.program.source
+
+    def ptx(self) -> Path:
+        """Compile every kernel with `nvcc -ptx -arch=<target arch>`; -> the .ptx path."""
+        return toolchain.compile_ptx(self.cu, self.target.arch, self.nvcc)
+
+    def estimate(self) -> dict:
+        return roofline.estimate(self.program.kernels, self.target)
+
+    @staticmethod
+    def can_run() -> bool:
+        return toolchain.find_nvcc() is not None and toolchain.device_count() > 0
+
+    def _bench(self, dev_in: dict, warmup: int, repeats: int) -> tuple:
+        if self._dll is None:
+            self._dll = toolchain.load(toolchain.compile_library(self.cu, self.target.arch,
+                                                                 self.nvcc))
+        arena = self.program.new_arena()
+        self.program.write_inputs(arena, dev_in)
+        consts = self.program.layout.constants()
+        ms = np.zeros(max(repeats, 1), np.float32)
+        err = self._dll.npu_gpu_bench(arena.ctypes.data, arena.nbytes, consts.ctypes.data,
+                                      consts.nbytes, warmup, repeats, ms.ctypes.data)
+        if err:
+            raise RuntimeError(f"CUDA error {err} running {self.program.name} "
+                               f"({self.cu})")
+        return self.program.read_outputs(arena), [float(t) for t in ms[:repeats]]
+
+    def run(self, dev_in: dict) -> dict:
+        return self._bench(dev_in, 0, 1)[0]
+
+    def evaluate(self, feeds: dict, warmup: int = 2, repeats: int = 7) -> dict:
+        """Measured and verified where a GPU exists, else the roofline estimate."""
+        p = self.prepared
+        if not self.can_run():
+            return {**self.estimate(), "verified": None, "dtype": p.dtype,
+                    "note": "estimated: no CUDA device on this host"}
+        dev_in = p.device_inputs(feeds)
+        outputs, times = self._bench(dev_in, warmup, repeats)
+        return {"latency_ms": statistics.median(times), "measured": True, "estimated": False,
+                "repeats": repeats, "warmup": warmup, "min_ms": min(times),
+                **p.check(feeds, dev_in, outputs), "dtype": p.dtype}
+
+    def save(self, out_dir) -> Path:
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "model.cu").write_text(self.source)
+        self.program.layout.constants().tofile(out / "constants.bin")
+        info = manifest(self.program, self.target, None)
+        info["entry"] = ("int npu_gpu_bench(uint8_t *host_arena, size_t arena_bytes, const "
+                         "uint8_t *host_consts, size_t const_bytes, int warmup, int repeats, "
+                         "float *ms)")
+        info["launches"] = {k: {"grid": list(v.grid), "threads": v.threads}
+                            for k, v in self.program.renderer.launches.items()}
+        (out / "manifest.json").write_text(json.dumps(info, indent=1))
+        return out
+
+
