@@ -50,6 +50,7 @@ class CopyLayer:
     chunks: list = field(default_factory=list)
     kind: str = "copy"
     note: str = ""
+    introduced: bool = False   # made by a rewrite, not a model layer (no roofline of its own)
 
     @property
     def inputs(self) -> list:

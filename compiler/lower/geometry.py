@@ -41,6 +41,9 @@ class ConvGeom:
         return self.n * self.oh * self.ow * self.kh * self.kw * (self.cin // self.groups) \
             * self.cout
 
+    def weights_bytes(self, eb: int) -> int:
+        return self.kh * self.kw * (self.cin // self.groups) * self.cout * eb
+
     def cin_range(self, c0: int, c1: int) -> tuple:
         """Input channels [lo, hi) that output channels [c0, c1) read (their groups)."""
         cin_g, cout_g = self.cin // self.groups, self.cout // self.groups

@@ -20,8 +20,10 @@ from .cost import Hw
 from .dense import DenseLayer, choose_dense
 from .eltwise import EltwiseLayer, choose_eltwise
 from .epilogue import Epilogue
+from .fold import FoldCopyLayer, fold, fold_copy_cycles, make_fold_copy
 from .geometry import ConvGeom, space_to_depth
 from .pool import PoolLayer, choose_pool
+from .tconv import TConvLayer, choose_tconv, live_passes
 
 ALIAS_OPS = ("flatten", "reshape", "identity", "nn.dropout")
 ELTWISE = {"qnn.add": "add", "qnn.relu": "relu", "qnn.clip": "clip", "qnn.lut": "lut",
@@ -75,7 +77,10 @@ class LoweredProgram:
         return acts * eb + (w.size * eb if w is not None else 0)
 
     def roofline(self, layer) -> float:
-        """max(MACs / peak MACs per cycle, minimum DRAM bytes / DRAM bytes per cycle)."""
+        """max(MACs / peak MACs per cycle, minimum DRAM bytes / DRAM bytes per cycle); 0 for a
+        layer the compiler introduced (a rewrite's data movement is not in the model)."""
+        if getattr(layer, "introduced", False):
+            return 0.0
         t = self.target
         return max(layer.macs / t.derived.peak_macs_per_cycle,
                    self.min_dram_bytes(layer) / t.dram_bw)
@@ -88,12 +93,13 @@ def _dram_dtype(dtype: str, fp16: bool) -> str:
 
 
 class _Lowerer:
-    def __init__(self, graph: Graph, target, hw: Hw, s2d: bool = True):
+    def __init__(self, graph: Graph, target, hw: Hw, s2d: bool = True, swap: bool = True):
         self.g = graph
         self.t = target
         self.hw = hw
         self.fp16 = target.dtype == "fp16"
         self.s2d = s2d
+        self.swap = swap
         self.layers: list = []
         self.aliases: dict = {}
         self.tensors: dict = {}
@@ -183,23 +189,59 @@ class _Lowerer:
         geom = ConvGeom(nb, h, wd, cin, w.shape[3], w.shape[0], w.shape[1], *a["strides"],
                         tuple(a["pads"]), *a.get("dilations", (1, 1)), a.get("groups", 1))
         epi = self.epilogue(n, geom.cout)
-        layer = ConvLayer(n.name, n.inputs[0], n.output, geom, w, epi)
-        layer.schedule = choose_schedule(geom, epi, self.hw, n.name)
+        x_in = n.inputs[0]
+        # candidates: (estimated cycles, layers); the cheapest is kept
+        cands = [self.plain_or_swapped(n, x_in, geom, w, epi, note="")]
         rewrite = space_to_depth(geom) if self.s2d else None
         if rewrite is not None:
-            alt = choose_schedule(rewrite.new, epi, self.hw, n.name)
             shape, perm = rewrite.permute()
             chunks = plan_copy(shape, perm, self.hw.buffer_elems["ibuf"] // 2, n.name)
-            if alt.est["cycles"] + copy_cycles(chunks, self.hw) < layer.schedule.est["cycles"]:
-                xs = self.add_tensor(f"{n.inputs[0]}.s2d.{n.name}",
-                                     (rewrite.new.n, rewrite.new.h, rewrite.new.w,
-                                      rewrite.new.cin), x.dtype)
-                self.layers.append(CopyLayer(f"{n.name}.s2d", n.inputs[0], xs, shape, perm,
-                                             chunks, note="space-to-depth"))
-                layer = ConvLayer(n.name, xs, n.output, rewrite.new, rewrite.weights(w), epi,
-                                  alt, note=f"space-to-depth {geom.sh}x{geom.sw}",
-                                  useful_macs=geom.macs)
-        self.layers.append(layer)
+            xs = f"{x_in}.s2d.{n.name}"
+            copy = CopyLayer(f"{n.name}.s2d", x_in, xs, shape, perm, chunks,
+                             note="space-to-depth", introduced=True)
+            cost, layers = self.plain_or_swapped(n, xs, rewrite.new, rewrite.weights(w), epi,
+                                                 note=f"space-to-depth {geom.sh}x{geom.sw}",
+                                                 useful=geom.macs)
+            cands.append((cost + copy_cycles(chunks, self.hw), [copy] + layers))
+        folded = fold(geom) if self.s2d else None
+        if folded is not None:
+            copy = make_fold_copy(f"{n.name}.fold", x_in, f"{x_in}.fold.{n.name}", folded,
+                                  self.hw)
+            cost, layers = self.plain_or_swapped(n, copy.y, folded.new, folded.weights(w), epi,
+                                                 note="kernel columns folded into channels"
+                                                 + (", space-to-depth" if folded.s2d else ""),
+                                                 useful=geom.macs)
+            cands.append((cost + fold_copy_cycles(copy, self.hw), [copy] + layers))
+        cost, layers = min(cands, key=lambda c: c[0])
+        for layer in layers:  # register the DRAM tensors of the chosen candidate only
+            if isinstance(layer, (CopyLayer, FoldCopyLayer)):
+                new = layer.f.new if isinstance(layer, FoldCopyLayer) else rewrite.new
+                self.add_tensor(layer.y, (new.n, new.h, new.w, new.cin), x.dtype)
+            for name, (shape, dtype) in getattr(layer, "scratch_types", {}).items():
+                self.add_tensor(name, shape, dtype)
+            self.layers.append(layer)
+
+    def plain_or_swapped(self, n: Node, x_in: str, geom: ConvGeom, w, epi: Epilogue,
+                         note: str, useful: int | None = None) -> tuple:
+        """(cycles, [layer]) of the cheaper of the usual and the swapped-roles schedule."""
+        sched = choose_schedule(geom, epi, self.hw, n.name)
+        best = (sched.est["cycles"], [ConvLayer(n.name, x_in, n.output, geom, w, epi, sched,
+                                                note=note, useful_macs=useful)])
+        swapped = choose_tconv(geom, epi, self.hw, len(live_passes(w, self.hw.rows))) \
+            if self.swap else None
+        if swapped is not None and swapped.est["cycles"] < best[0]:
+            wg = geom.w + geom.pads[1] + geom.pads[3]
+            hg = geom.h + geom.pads[0] + geom.pads[2]
+            grid, acc = f"{n.name}.grid", f"{n.name}.acc"
+            layer = TConvLayer(n.name, x_in, n.output, geom, w, epi, grid, acc, swapped)
+            layer.scratch_types = {
+                grid: ((hg, wg, geom.cin), self.g.type_of(n.inputs[0]).dtype),
+                acc: (((geom.oh - 1) * wg + geom.ow, geom.cout),
+                      "float32" if self.fp16 else "int32")}
+            layer.note = "swapped roles" + (f", {note}" if note else "")
+            layer.useful_macs = useful
+            best = (swapped.est["cycles"], [layer])
+        return best
 
     def dense(self, n: Node) -> None:
         x = self.g.type_of(n.inputs[0])
@@ -288,7 +330,8 @@ class _Lowerer:
         self.layers.append(CopyLayer(n.name, n.inputs[0], n.output, x.shape, perm, chunks))
 
 
-def lower(graph: Graph, target, hw: Hw | None = None, s2d: bool = True) -> LoweredProgram:
+def lower(graph: Graph, target, hw: Hw | None = None, s2d: bool = True,
+          swap: bool = True) -> LoweredProgram:
     """Lower a quantized graph (int8 Targets) or a float NHWC graph (fp16 Targets).
 
     Tiles are sized for `hw` (default: the npu Target's own); a backend for another kind
@@ -300,4 +343,4 @@ def lower(graph: Graph, target, hw: Hw | None = None, s2d: bool = True) -> Lower
             raise CompilerError(f"lower() derives tile sizes from npu Targets; for a "
                                 f"{target.kind} target pass hw=Hw(...) describing its memories")
         hw = Hw.from_target(target)
-    return _Lowerer(graph, target, hw, s2d).run()
+    return _Lowerer(graph, target, hw, s2d, swap).run()

@@ -79,11 +79,16 @@ def test_single_conv_layers_are_bit_exact(k, stride, h, cin, cout, depthwise, re
     cout = cin if depthwise else cout
     g = qconv_graph(n, h, h + 1, cin, cout, k, stride, k // 2, cin if depthwise else 1,
                     residual, seed=h)
+    run_and_compare(g, tag, seed=cin)
+
+
+def run_and_compare(g, tag, seed=0, **lower_opts):
+    """Lower, generate, assemble and simulate a quantized graph; compare with run_int."""
     target = Target.create(tag)
-    lowered = lower(g, target)
+    lowered = lower(g, target, **lower_opts)
     res = generate(lowered)
     prog = assemble(res.text)
-    r = np.random.default_rng(cin)
+    r = np.random.default_rng(seed)
     feeds = {v: r.integers(-128, 128, g.type_of(v).shape).astype(np.int8) for v in g.inputs}
 
     def entry(v):
@@ -96,5 +101,27 @@ def test_single_conv_layers_are_bit_exact(k, stride, h, cin, cout, depthwise, re
 
     art = SimpleNamespace(program=prog, target=tag, inputs=[entry(v) for v in g.inputs],
                           outputs=[entry("y")], dram_image=image)
-    _, out = execute(art, feeds)
+    result, out = execute(art, feeds)
     assert np.array_equal(out["y"], run_int(g, feeds)["y"])
+    return lowered, result
+
+
+@pytest.mark.parametrize("shape,kinds", [
+    # a small map with many channels: stationary positions, streamed weights
+    (dict(h=7, cin=64, cout=256, k=3, stride=1, residual=True), ["TConvLayer"]),
+    # a strided conv on a small map: space-to-depth, then swapped roles skipping zero taps
+    (dict(h=14, cin=64, cout=256, k=3, stride=2), ["CopyLayer", "TConvLayer"]),
+    # an RGB stem: space-to-depth and kernel columns folded into the channels by one copy
+    (dict(h=32, cin=3, cout=16, k=7, stride=2), ["FoldCopyLayer", "ConvLayer"]),
+    # a stride-1 conv with few channels: columns folded
+    (dict(h=16, cin=3, cout=16, k=3, stride=1), ["FoldCopyLayer", "ConvLayer"]),
+])
+def test_each_conv_rewrite_is_chosen_where_it_pays_and_is_bit_exact(shape, kinds):
+    g = qconv_graph(1, shape["h"], shape["h"], shape["cin"], shape["cout"], shape["k"],
+                    shape["stride"], shape["k"] // 2, residual=shape.get("residual", False))
+    lowered, result = run_and_compare(g, "npu-edge")
+    assert [type(layer).__name__ for layer in lowered.layers] == kinds
+    plain, _ = run_and_compare(g, "npu-edge", s2d=False, swap=False)
+    assert [type(layer).__name__ for layer in plain.layers] == ["ConvLayer"]
+    _, slow = run_and_compare(g, "npu-edge", s2d=False, swap=False)
+    assert result.cycles < slow.cycles

@@ -100,8 +100,8 @@ def test_chooser_prefers_long_m_and_resident_weights_on_edge():
     hw = Hw.from_target(Target.create("npu-edge"))
     epi = Epilogue(bias=np.zeros(64), mult=np.ones(64), shift=np.ones(64), act="relu")
     s = choose_schedule(ConvGeom(1, 56, 56, 64, 64, 3, 3, pads=(1, 1, 1, 1)), epi, hw)
-    # 36 KiB of weights stay resident (16 tiles), rows as long as abuf double-buffering allows
-    assert s.w_slots == 16 and s.rows * 56 >= 1024
+    # the 36 KiB of weights stay resident (a slot per tile), rows as long as abuf allows
+    assert s.w_slots == 4 * -(-64 // s.cin_slice) and s.rows * 56 >= 1024
     assert s.est["matrix"] < 1.1 * 56 * 56 * 9 * 64 * 64 / 256
 
 

@@ -10,16 +10,20 @@ from ...lower.conv import ConvLayer
 from ...lower.copy import CopyLayer
 from ...lower.dense import DenseLayer
 from ...lower.eltwise import EltwiseLayer
+from ...lower.fold import FoldCopyLayer
 from ...lower.pool import PoolLayer
+from ...lower.tconv import TConvLayer
 from .concat_gen import gen_concat
 from .conv_gen import gen_conv
 from .copy_gen import gen_copy
 from .dense_gen import gen_dense
 from .dram import DramMap
 from .eltwise_gen import gen_eltwise
+from .fold_gen import gen_fold_copy
 from .emit import Emitter
 from .hazards import Tracker
 from .pool_gen import gen_pool
+from .tconv_gen import gen_tconv
 from .schedule import Stream, schedule
 
 
@@ -61,13 +65,18 @@ def work(layer, hw, core: int, cores: int) -> list:
         return split(layer.chunks(), cores, core)
     if isinstance(layer, CopyLayer):
         return split(layer.chunks, cores, core)
+    if isinstance(layer, FoldCopyLayer):
+        return split(layer.pieces(), cores, core)
+    if isinstance(layer, TConvLayer):
+        return split(layer.m_tiles(), cores, core)
     if isinstance(layer, ConcatLayer):
         return split(layer.chunks(), cores, core)
     raise TypeError(f"no NPU code generator for {type(layer).__name__}")
 
 
 GEN = {ConvLayer: gen_conv, DenseLayer: gen_dense, PoolLayer: gen_pool,
-       EltwiseLayer: gen_eltwise, CopyLayer: gen_copy, ConcatLayer: gen_concat}
+       EltwiseLayer: gen_eltwise, CopyLayer: gen_copy, ConcatLayer: gen_concat,
+       TConvLayer: gen_tconv, FoldCopyLayer: gen_fold_copy}
 
 
 def label(index: int, name: str) -> str:

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .emit import SramPlan
 
 
 def gen_concat(em, layer, chunks, dram, lowered, key: str) -> None:
     eb = em.hw.act_bytes
-    sram = SramPlan(em.hw, layer.name)
+    sram = em.sram()
     size = max((r1 - r0) * (c1 - c0) for _, r0, r1, c0, c1 in chunks)
     ibase = sram.alloc("ibuf", 2 * size, "in slots")
     quant = layer.mults is not None

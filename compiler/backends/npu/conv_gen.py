@@ -5,7 +5,6 @@ vector epilogue and a strided store of the output-channel block."""
 from __future__ import annotations
 
 from ...lower.cache import SlotCache
-from .emit import SramPlan
 from .epilogue_gen import EpilogueCode
 
 
@@ -13,7 +12,7 @@ def gen_conv(em, layer, tiles, dram, lowered, key: str) -> None:
     hw, g, s, epi = em.hw, layer.geom, layer.schedule, layer.epilogue
     eb = hw.act_bytes
     cb = min(hw.cols, g.cout)
-    sram = SramPlan(hw, layer.name)
+    sram = em.sram()
     in_rows = min((s.rows - 1) * g.sh + (g.kh - 1) * g.dh + 1, g.h)
     cq_max = max(t.q1 - t.q0 for t in tiles)
     in_tile = in_rows * g.w * cq_max

@@ -3,13 +3,12 @@ its strided stores (layout changes, space-to-depth, transposes)."""
 
 from __future__ import annotations
 
-from .emit import SramPlan
 
 
 def gen_copy(em, layer, chunks, dram, lowered, key: str) -> None:
     eb = em.hw.act_bytes
     size = max(c.elems for c in chunks)
-    base = SramPlan(em.hw, layer.name).alloc("ibuf", 2 * size, "copy slots")
+    base = em.sram().alloc("ibuf", 2 * size, "copy slots")
     x, y = dram.addr(lowered, layer.x), dram.addr(lowered, layer.y)
     for k, c in enumerate(chunks):
         slot = base + (k % 2) * size

@@ -4,14 +4,13 @@ then the vector epilogue over the output tile."""
 
 from __future__ import annotations
 
-from .emit import SramPlan
 from .epilogue_gen import EpilogueCode
 
 
 def gen_dense(em, layer, tiles, dram, lowered, key: str) -> None:
     hw, s, epi = em.hw, layer.schedule, layer.epilogue
     eb = hw.act_bytes
-    sram = SramPlan(hw, layer.name)
+    sram = em.sram()
     nt = s.n_tile
     ep = EpilogueCode(em, sram, dram, epi, layer.n, nt, key)
     w_tile = nt * hw.rows * s.group

@@ -64,9 +64,10 @@ class DramMap:
                 r = lowered.root(v)
                 first.setdefault(r, i)
                 last[r] = max(last.get(r, i), i)
-            r = lowered.root(layer.y)
-            first.setdefault(r, i)
-            last[r] = max(last.get(r, i), i)
+            for v in [layer.y, *getattr(layer, "scratch", ())]:
+                r = lowered.root(v)
+                first.setdefault(r, i)
+                last[r] = max(last.get(r, i), i)
         for v in lowered.outputs:
             r = lowered.root(v)
             first.setdefault(r, -1)

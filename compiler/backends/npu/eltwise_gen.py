@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .emit import SramPlan
 
 
 def gen_eltwise(em, layer, chunks, dram, lowered, key: str) -> None:
@@ -13,7 +12,7 @@ def gen_eltwise(em, layer, chunks, dram, lowered, key: str) -> None:
     eb = hw.act_bytes
     quant = hw.dtype == "int8"
     c = layer.schedule.chunk
-    sram = SramPlan(hw, layer.name)
+    sram = em.sram()
     xa = sram.alloc("ibuf", 2 * c, "lhs slots")
     xb = sram.alloc("wbuf", 2 * c, "rhs slots") if len(layer.xs) > 1 else None
     oa = sram.alloc("obuf", 2 * c, "out slots")

@@ -20,21 +20,23 @@ def channel_map(engines: int) -> dict:
 
 
 class SramPlan:
-    """Bump allocation of one layer's regions in the four buffers, checked against capacity."""
+    """Bump allocation of one layer's regions in the four buffers, checked against capacity.
 
-    def __init__(self, hw: Hw, layer: str):
-        self.hw, self.layer = hw, layer
-        self.top = dict.fromkeys(hw.buffer_elems, 0)
+    Consecutive layers allocate from opposite ends (`top_down`), so while one layer still
+    computes, the next can already load into SRAM the first one does not use."""
+
+    def __init__(self, hw: Hw, layer: str, top_down: bool = False):
+        self.hw, self.layer, self.top_down = hw, layer, top_down
+        self.used = dict.fromkeys(hw.buffer_elems, 0)
 
     def alloc(self, buffer: str, elems: int, what: str) -> int:
-        addr = self.top[buffer]
-        cap = self.hw.buffer_elems[buffer]
-        if addr + elems > cap:
-            raise CompilerError(f"layer '{self.layer}': {what} needs {elems} {buffer} elements at "
-                                f"{addr}, past its {cap}; the schedule does not fit (a "
-                                "tile-chooser bug: please report it)")
-        self.top[buffer] = addr + elems
-        return addr
+        used, cap = self.used[buffer], self.hw.buffer_elems[buffer]
+        if used + elems > cap:
+            raise CompilerError(f"layer '{self.layer}': {what} needs {elems} {buffer} elements "
+                                f"with {used} in use, past its {cap}; the schedule does not fit "
+                                "(a tile-chooser bug: please report it)")
+        self.used[buffer] = used + elems
+        return cap - used - elems if self.top_down else used
 
 
 class Emitter:
@@ -48,6 +50,9 @@ class Emitter:
         self.chan = channel_map(hw.dma_engines)
         self.ops: list = []
         self.eb = dict(hw.elem_bytes)
+
+    def sram(self) -> SramPlan:
+        return SramPlan(self.hw, self.name, top_down=self.layer % 2 == 1)
 
     def add(self, op: Op) -> Op:
         op.layer = self.layer

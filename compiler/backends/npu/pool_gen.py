@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .emit import SramPlan
 
 
 def gen_pool(em, layer, tiles, dram, lowered, key: str) -> None:
     hw, g, s = em.hw, layer.geom, layer.schedule
     eb = hw.act_bytes
-    sram = SramPlan(hw, layer.name)
+    sram = em.sram()
     in_rows = min((s.rows - 1) * g.sh + g.kh, g.h)
     in_tile, out_tile = in_rows * g.w * s.channels, s.rows * g.ow * s.channels
     ibase = sram.alloc("ibuf", s.in_slots * in_tile, "input slots")

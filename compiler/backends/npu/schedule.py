@@ -81,6 +81,8 @@ def schedule(ops: list, stream: Stream) -> None:
                 succs[d].append(op.id)
     succ_units = {i: {by_id[s].unit for s in ss} - {by_id[i].unit} for i, ss in succs.items()}
     t_unit = dict.fromkeys(units, 0)
+    qstarts = {u: [] for u in units}  # start cycle of every instruction issued to each unit
+    depth = hw.queue_depth
     pos = {}                    # op id -> position on its unit
     count = dict.fromkeys(units, 0)
     end = {}                    # op id -> estimated end
@@ -91,8 +93,22 @@ def schedule(ops: list, stream: Stream) -> None:
     port_free = 0
     t_dispatch = 0
 
+    def slot_free(u: str) -> int:
+        """When unit u's queue has room: a slot frees as its unit starts an instruction."""
+        q = qstarts[u]
+        return q[-depth] if len(q) >= depth else 0
+
+    def issue(u: str, ready: int, cycles: int) -> int:
+        """Dispatch one instruction to u (in order, blocking on a full queue); its start."""
+        nonlocal t_dispatch
+        t_dispatch = max(t_dispatch + 1, slot_free(u))
+        begin = max(t_dispatch, t_unit[u], ready)
+        t_unit[u] = begin + cycles
+        qstarts[u].append(begin)
+        return begin
+
     def start_of(op: Op) -> int:
-        t = max(t_unit[op.unit], t_dispatch)
+        t = max(t_unit[op.unit], t_dispatch + 1, slot_free(op.unit))
         for d in op.deps:
             if d in end:
                 t = max(t, end[d])
@@ -125,35 +141,30 @@ def schedule(ops: list, stream: Stream) -> None:
             taken[pair] = k
             for unit, value in sigs[k][1].items():
                 know[u][unit] = max(know[u][unit], value)
-            t_unit[u] = max(t_unit[u], sigs[k][2]) + 1
-            t_dispatch += 1
+            issue(u, sigs[k][2], 1)
         for reg, value in op.regs.items():
             if stream.regs[u].get(reg, RESET[reg]) != value:
                 stream.entries.append(("cfg", u, reg, value))
                 stream.regs[u][reg] = value
-                t_unit[u] += 1
-                t_dispatch += 1
-        begin = max(start_of(op), t_unit[u])
+                issue(u, 0, 1)
+        ready = max((end[d] for d in op.deps if d in end), default=0)
+        begin = issue(u, ready, op.cycles)
         if op.nbytes:  # DMA: setup, then beats on the shared port, then latency
             beats_at = max(begin + hw.dma_setup, port_free)
             port_free = beats_at + hw.beats(op.nbytes)
-            finish = port_free + hw.dram_latency
-        else:
-            finish = begin + op.cycles
+            t_unit[u] = port_free + hw.dram_latency
+        finish = t_unit[u]
         stream.entries.append(("op", op))
-        t_dispatch += 1
         pos[i] = count[u]
         count[u] += 1
         know[u][u] = pos[i]
         end[i] = finish
-        t_unit[u] = finish
         for c in sorted(succ_units[i]):
             pair = (u, c)
             flag = [False]
             signals.setdefault(pair, []).append((pos[i], dict(know[u]), finish + 1, flag))
             stream.entries.append(("signal", u, pair, flag))
-            t_unit[u] = finish + 1
-            t_dispatch += 1
+            issue(u, finish, 1)
         done += 1
         for s in succs[i]:
             indeg[s] -= 1

@@ -1,0 +1,93 @@
+"""NPU code of a conv with swapped roles (compiler.lower.tconv): build the zero-bordered input
+grid in DRAM, gather (channels x positions) tiles per kernel tap, stream transposed weight
+tiles through `gemm` (m = output channels), then per position block transpose the int32
+accumulators back through DRAM and run the usual epilogue and stores."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .epilogue_gen import EpilogueCode
+
+
+def gen_tconv(em, layer, m_tiles, dram, lowered, key: str) -> None:
+    hw, g, s, epi = em.hw, layer.geom, layer.schedule, layer.epilogue
+    grid, eb, ab = layer.grid, hw.act_bytes, hw.elem_bytes["abuf"]
+    blocks = layer.blocks()
+    n, cin, cout = s.n, g.cin, g.cout
+    sram = em.sram()
+    ep = EpilogueCode(em, sram, dram, epi, cout, n * s.m_tile, key)
+    gsize = grid.hg * grid.wg * cin
+    gbase = sram.alloc("ibuf", gsize, "input grid")
+    w_tile = s.m_tile * hw.rows * s.group
+    wbase = sram.alloc("ibuf", 2 * w_tile, "weight slots")
+    x_tap = cin * n * len(blocks)
+    xbase = sram.alloc("wbuf", 2 * x_tap, "stationary tap tiles")
+    acc = sram.alloc("abuf", s.m_tile * n * len(blocks), "accumulators")
+    ebase = sram.alloc("abuf", 2 * n * s.m_tile, "epilogue slots")
+    obase = sram.alloc("obuf", 2 * n * s.m_tile * (2 if epi.residual else 1), "out slots")
+    x, xg = dram.addr(lowered, layer.x), dram.addr(lowered, layer.grid_tensor)
+    acc_t, y = dram.addr(lowered, layer.acc_tensor), dram.addr(lowered, layer.y)
+    res = dram.addr(lowered, epi.residual) if epi.residual else None
+    ep.prologue(layer.name)
+    # the grid: zero border rows from a zero constant, the image rows with their zero columns
+    top, bottom = g.pads[0] * grid.wg * cin, g.pads[2] * grid.wg * cin
+    if top or bottom:
+        zeros = dram.const(f"{key}.zeros", np.zeros(max(top, bottom), layer.weights.dtype))
+    if top:
+        em.load_dense("in", "ibuf", gbase, zeros, top, comment=f"{layer.name}: grid top")
+    if bottom:
+        em.load_dense("in", "ibuf", gbase + gsize - bottom, zeros, bottom,
+                      comment=f"{layer.name}: grid bottom")
+    em.load("in", "ibuf", gbase + top, x, g.w, cin, cin * eb, g.h, g.w * cin * eb,
+            pads=(g.pads[1], g.pads[3], 0, 0), comment=f"{layer.name}: grid rows")
+    em.store_dense("out", "ibuf", gbase, xg, gsize, comment=f"{layer.name}: grid to DRAM")
+    wslot = xslot = 0
+    for m0, m1 in m_tiles:
+        m = m1 - m0
+        tap, first = None, True
+        for li, passes in enumerate(layer.k_loads(hw.rows)):
+            wa = wbase + wslot * w_tile
+            wslot ^= 1
+            packed = layer.packed_weights(m0, m1, passes)
+            em.load_dense("w", "ibuf", wa, dram.const(f"{key}.w{m0}.{li}", packed), packed.size,
+                          comment=f"{layer.name} cout {m0}:{m1}: weights")
+            off = 0
+            for dy, dx, c0, c1 in passes:
+                if (dy, dx) != tap:
+                    tap = (dy, dx)
+                    xslot ^= 1
+                    xa = xbase + xslot * x_tap
+                    shift = grid.tap_offset(g, dy, dx)
+                    for b, (p0, p1) in enumerate(blocks):
+                        em.load("in", "wbuf", xa + b * cin * n, xg + (p0 + shift) * cin * eb,
+                                p1 - p0, 1, cin * eb, cin, eb,
+                                comment=f"{layer.name} tap {dy},{dx} positions {p0}:{p1}")
+                for b, (p0, p1) in enumerate(blocks):
+                    pn = p1 - p0
+                    em.gemm(wa + off, xa + b * cin * n + c0 * pn, acc + b * m * n, m, c1 - c0,
+                            pn, not first, comment=f"{layer.name} cout {m0}:{m1} tap {dy},{dx} "
+                                                   f"cin {c0}:{c1} positions {p0}:{p1}")
+                first = False
+                off += m * (c1 - c0)
+        for b, (p0, p1) in enumerate(blocks):
+            pn = p1 - p0
+            tag = f"{layer.name} cout {m0}:{m1} positions {p0}:{p1}"
+            ea = ebase + (b % 2) * n * s.m_tile
+            oa = obase + (b % 2) * n * s.m_tile * (2 if epi.residual else 1)
+            # channel-major -> channel-last through DRAM (planes = channels, rows = positions)
+            em.store("out", "abuf", acc + b * m * n, acc_t + (p0 * cout + m0) * ab, pn, 1,
+                     cout * ab, m, ab, comment=f"{tag}: transpose out")
+            em.load("in", "abuf", ea, acc_t + (p0 * cout + m0) * ab, pn, m, cout * ab,
+                    comment=f"{tag}: transpose in")
+            runs = grid.runs(g, p0, p1)
+            ra = None
+            if epi.residual:
+                ra = oa + n * s.m_tile
+                for a, oy, ox, count in runs:
+                    em.load("res", "obuf", ra + (a - p0) * m, res + ((oy * g.ow + ox) * cout + m0)
+                            * eb, count, m, cout * eb, comment=f"{tag}: residual")
+            ep.emit(ea, oa, ra, pn * m, m, m0, tag)
+            for a, oy, ox, count in runs:
+                em.store("out", "obuf", oa + (a - p0) * m, y + ((oy * g.ow + ox) * cout + m0) * eb,
+                         count, m, cout * eb, comment=f"{tag}: store row {oy}")

@@ -1,0 +1,104 @@
+"""Folding a conv's kernel columns into its input channels (im2col along the width).
+
+A conv with few input channels leaves most of the array's rows idle: every kernel tap is a
+pass of depth cin (3 for an RGB stem). Copying the input kw times, each copy shifted by one
+column, into the channel axis turns the (kh, kw) kernel over cin channels into a (kh, 1)
+kernel over kw * cin channels: kh * ceil(kw * cin / R) passes instead of kh * kw *
+ceil(cin / R), for kw times the input's DRAM bytes. After a space-to-depth rewrite the same
+copy also does the space-to-depth, so the stem reads its input once per folded column."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .cost import FIELD_MAX, Hw
+from .geometry import ConvGeom, space_to_depth
+
+
+@dataclass(frozen=True)
+class Fold:
+    geom: ConvGeom        # the model's conv
+    new: ConvGeom         # the (kh', 1) stride-1 conv over the folded input
+    sh: int               # space-to-depth factors (1 when the conv had stride 1)
+    sw: int
+    kw: int               # kernel columns folded (of the stride-1 conv)
+    left: int             # its left padding, in (rewritten) pixels
+    s2d: object = None    # the SpaceToDepth rewrite, if any
+
+    def weights(self, w: np.ndarray) -> np.ndarray:
+        w1 = self.s2d.weights(w) if self.s2d is not None else w
+        kh, kw, cin, cout = w1.shape
+        return np.ascontiguousarray(w1.reshape(kh, 1, kw * cin, cout))
+
+
+def fold(geom: ConvGeom) -> Fold | None:
+    """The folded conv of `geom` (after space-to-depth if strided), or None if it does not
+    apply: grouped/dilated, 'valid' widths (the folded conv must keep the output width),
+    padding beyond the DMA's 7 zero elements, or a kernel without columns to fold."""
+    g, s2d = geom, None
+    if (g.sh, g.sw) != (1, 1):
+        s2d = space_to_depth(g)
+        if s2d is None:
+            return None
+        g = s2d.new
+    if g.groups != 1 or (g.dh, g.dw) != (1, 1) or g.kw == 1 or g.pads[1] + g.pads[3] != \
+            g.kw - 1 or max(g.pads[1], g.pads[3]) > FIELD_MAX["pad"]:
+        return None
+    new = ConvGeom(g.n, g.h, g.w, g.kw * g.cin, g.cout, g.kh, 1, 1, 1,
+                   (g.pads[0], 0, g.pads[2], 0))
+    if (new.oh, new.ow) != (geom.oh, geom.ow):
+        return None
+    return Fold(geom, new, geom.sh, geom.sw, g.kw, g.pads[1], s2d)
+
+
+@dataclass
+class FoldCopyLayer:
+    """y[n, r, x, (b, ry, rx, c)] = x[n, r*sh + ry, (x + b - left)*sw + rx, c] (zero outside):
+    per (b, ry) and chunk of rows, one load with zero-padded columns and one strided store."""
+
+    name: str
+    x: str
+    y: str
+    f: Fold
+    rows: int                    # output rows per chunk
+    kind: str = "copy"
+    note: str = "fold kernel columns"
+    introduced: bool = True
+    chunks: list = field(default_factory=list)
+
+    @property
+    def inputs(self) -> list:
+        return [self.x]
+
+    @property
+    def macs(self) -> int:
+        return 0
+
+    def pieces(self) -> list:
+        """(image, b, ry, first row, end row) per load/store pair."""
+        f, g = self.f, self.f.new
+        return [(n, b, ry, r, min(r + self.rows, g.h)) for n in range(g.n)
+                for r in range(0, g.h, self.rows) for b in range(f.kw) for ry in range(f.sh)]
+
+    def columns(self, b: int) -> tuple:
+        """(first valid output column, valid count, zero columns before, after) of copy b."""
+        w = self.f.new.w
+        lo = max(0, self.f.left - b)
+        hi = min(w, w + self.f.left - b)
+        return lo, hi - lo, lo, w - hi
+
+
+def make_fold_copy(name: str, x: str, y: str, f: Fold, hw: Hw) -> FoldCopyLayer:
+    g = f.new
+    row = g.w * f.sw * f.geom.cin
+    rows = max(1, min(g.h, (hw.buffer_elems["ibuf"] // 2) // row, FIELD_MAX["planes"]))
+    return FoldCopyLayer(name, x, y, f, rows)
+
+
+def fold_copy_cycles(layer: FoldCopyLayer, hw: Hw) -> int:
+    g = layer.f.new
+    nbytes = 2 * g.n * g.h * g.w * g.cin * hw.act_bytes
+    per = g.w * layer.rows * layer.f.sw * layer.f.geom.cin * hw.act_bytes
+    return hw.dma_time(2 * len(layer.pieces()), nbytes) + 2 * hw.dma(per)

@@ -1,0 +1,179 @@
+"""Stride-1 convs on small feature maps with the array's roles swapped: a block of input
+positions (im2col columns) is the stationary operand, the transposed weights stream through
+(m = output channels). A 7x7 map gives m = 49 per weight pass in the usual orientation, so the
+k + R + C - 1 cycles of fill and drain of every pass cost as much as the work; swapped, each
+pass streams up to all the output channels.
+
+The input is first laid out on a zero-bordered grid in DRAM, so that for every kernel tap the
+input of output position p is grid pixel p + offset(tap): one strided DMA gathers a
+(channels x positions) tile. Outputs are computed on the grid too (positions in the border
+columns are junk and never stored). The channel-major accumulators are transposed back to
+channel-last through DRAM before the usual epilogue."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from math import ceil
+
+import numpy as np
+
+from .cost import FIELD_MAX, Hw
+from .epilogue import Epilogue
+from .geometry import ConvGeom
+
+
+@dataclass(frozen=True)
+class Grid:
+    """The zero-bordered input grid and the output positions on it."""
+
+    hg: int
+    wg: int
+    positions: int  # (oh - 1) * wg + ow: grid positions from the first to the last output
+
+    @classmethod
+    def of(cls, g: ConvGeom) -> "Grid":
+        wg = g.w + g.pads[1] + g.pads[3]
+        return cls(g.h + g.pads[0] + g.pads[2], wg, (g.oh - 1) * wg + g.ow)
+
+    def tap_offset(self, g: ConvGeom, dy: int, dx: int) -> int:
+        return dy * g.dh * self.wg + dx * g.dw
+
+    def runs(self, g: ConvGeom, p0: int, p1: int) -> list:
+        """(grid position, output row, first column, count) of the real outputs in [p0, p1)."""
+        out = []
+        for oy in range(p0 // self.wg, (p1 - 1) // self.wg + 1):
+            a, b = max(p0, oy * self.wg), min(p1, oy * self.wg + g.ow)
+            if a < b and oy < g.oh:
+                out.append((a, oy, a - oy * self.wg, b - a))
+        return out
+
+
+@dataclass(frozen=True)
+class TConvSchedule:
+    m_tile: int       # output channels per accumulator tile (the gemm's m)
+    n: int            # positions per stationary block (the gemm's n, <= array columns)
+    group: int        # input-channel blocks per weight load
+    est: dict = field(default_factory=dict, compare=False)
+
+    def describe(self) -> str:
+        return f"swapped: m_tile={self.m_tile} n={self.n} k_blocks/load={self.group}"
+
+
+@dataclass
+class TConvLayer:
+    """A conv lowered with stationary input positions; see the module docstring."""
+
+    name: str
+    x: str
+    y: str
+    geom: ConvGeom
+    weights: np.ndarray
+    epilogue: Epilogue
+    grid_tensor: str
+    acc_tensor: str
+    schedule: TConvSchedule | None = None
+    kind: str = "conv"
+    note: str = "swapped roles"
+    useful_macs: int | None = None
+    scratch_types: dict = field(default_factory=dict)  # scratch tensor -> (shape, dtype)
+
+    @property
+    def inputs(self) -> list:
+        return [self.x] + ([self.epilogue.residual] if self.epilogue.residual else [])
+
+    @property
+    def macs(self) -> int:
+        return self.geom.macs if self.useful_macs is None else self.useful_macs
+
+    @property
+    def scratch(self) -> list:
+        """DRAM tensors only this layer uses: the input grid and the transposed sums."""
+        return [self.grid_tensor, self.acc_tensor]
+
+    @property
+    def grid(self) -> Grid:
+        return Grid.of(self.geom)
+
+    def blocks(self) -> list:
+        """Position blocks [p0, p1) on the grid."""
+        n, total = self.schedule.n, self.grid.positions
+        return [(p, min(p + n, total)) for p in range(0, total, n)]
+
+    def m_tiles(self) -> list:
+        m, c = self.schedule.m_tile, self.geom.cout
+        return [(a, min(a + m, c)) for a in range(0, c, m)]
+
+    def k_loads(self, rows: int) -> list:
+        """Per weight load: the (tap, channel block) passes it feeds, in order."""
+        passes = live_passes(self.weights, rows)
+        gs = self.schedule.group
+        return [passes[i:i + gs] for i in range(0, len(passes), gs)]
+
+    def packed_weights(self, m0: int, m1: int, passes: list) -> np.ndarray:
+        """W[dy, dx, c0:c1, m0:m1] transposed to (m, c) per pass, back to back."""
+        return np.concatenate([np.ascontiguousarray(self.weights[dy, dx, c0:c1, m0:m1].T).ravel()
+                               for dy, dx, c0, c1 in passes])
+
+
+def live_passes(w: np.ndarray, rows: int) -> list:
+    """(dy, dx, c0, c1) of every (tap, channel block) with a non-zero weight: a space-to-depth
+    rewrite makes whole blocks zero, and a pass of zeros adds nothing (the first is kept so
+    the accumulators are always written)."""
+    kh, kw, cin, _ = w.shape
+    every = [(dy, dx, c, min(c + rows, cin)) for dy in range(kh) for dx in range(kw)
+             for c in range(0, cin, rows)]
+    live = [p for p in every if np.any(w[p[0], p[1], p[2]:p[3]])]
+    return live or every[:1]
+
+
+def applies(g: ConvGeom) -> bool:
+    return (g.sh, g.sw) == (1, 1) and g.groups == 1 and g.n == 1 and \
+        max(g.pads) <= FIELD_MAX["pad"] and g.cin <= FIELD_MAX["planes"]
+
+
+def choose_tconv(g: ConvGeom, epi: Epilogue, hw: Hw, passes: int | None = None
+                 ) -> TConvSchedule | None:
+    """The cheapest swapped schedule that fits, or None; `passes`: live (tap, channel block)
+    passes (default all)."""
+    if not applies(g):
+        return None
+    grid = Grid.of(g)
+    eb, elems = hw.act_bytes, hw.buffer_elems
+    n = min(hw.cols, grid.positions)
+    nblk = ceil(grid.positions / n)
+    kblocks = ceil(g.cin / hw.rows)
+    best = None
+    # stationary tiles of one tap, all blocks: cin x positions, double-buffered in wbuf
+    x_tap = g.cin * nblk * n
+    if 2 * x_tap > elems["wbuf"] or grid.hg * grid.wg * g.cin > elems["ibuf"] // 2 \
+            or grid.positions > FIELD_MAX["rows"]:
+        return None
+    for m in sorted({min(g.cout, FIELD_MAX["channels"])} |
+                    {ceil(g.cout / k) for k in range(2, 9)}, reverse=True):
+        tiles = ceil(g.cout / m)
+        acc = m * n * nblk
+        epi_words = 2 * n * m + epi.table_words(g.cout) + epi.scratch_words(n * m)
+        if acc + epi_words > elems["abuf"] or 2 * n * m * (2 if epi.residual else 1) > \
+                elems["obuf"]:
+            continue
+        for group in (1, 2, 4, 8):
+            w_tile = m * hw.rows * group
+            if 2 * w_tile > elems["ibuf"] - grid.hg * grid.wg * g.cin:
+                continue
+            passes = g.kh * g.kw * kblocks if passes is None else passes
+            matrix = tiles * passes * nblk * (hw.rows + m + hw.rows + hw.cols - 1)
+            loads = tiles * ceil(passes / group) + tiles * g.kh * g.kw * nblk
+            nbytes = (tiles * g.kh * g.kw * g.cin * grid.positions + g.weights_bytes(eb)
+                      + 2 * grid.hg * grid.wg * g.cin + 8 * grid.positions * g.cout
+                      + g.oh * g.ow * g.cout * (2 if epi.residual else 1)) * eb
+            dma = hw.dma_time(loads + 4 * nblk * tiles, nbytes)
+            vector = tiles * nblk * epi.cycles(hw, n * m)
+            start = hw.dma(grid.hg * grid.wg * g.cin * eb) * 2 + hw.dma(x_tap * eb) + \
+                hw.dma(w_tile * eb) + 3 * hw.dma(n * m * 4) + epi.cycles(hw, n * m)
+            total = max(matrix + 8 * passes * nblk * tiles, dma, vector) + start
+            s = TConvSchedule(m, n, group, {"cycles": total, "matrix": matrix, "dma": dma,
+                                            "vector": vector, "dram_bytes": nbytes,
+                                            "instructions": passes * nblk * tiles})
+            if best is None or total < best.est["cycles"]:
+                best = s
+    return best
