@@ -76,6 +76,7 @@ class ConvLayer:
     kind: str = "conv"
     note: str = ""
     useful_macs: int | None = None   # the model's MACs when a rewrite adds zero weights
+    sub: tuple | None = None         # (h, w, sh, sw) of the input when loads subsample it
 
     @property
     def inputs(self) -> list:
@@ -147,6 +148,14 @@ def _loads(order: str, keys: str, n_s: int, n_j: int, n_q: int, slots: int) -> i
     return n_j * n_q if n_j * n_q <= slots else n_s * n_j * n_q
 
 
+def _fewest(slots: int, loads, want: int) -> int:
+    """The fewest slots (at least 2, or all there are) with the same number of loads."""
+    k = min(2, slots)
+    while k < slots and loads(k) > want:
+        k += 1
+    return k
+
+
 def _row_options(oh: int) -> list:
     return sorted({ceil(oh / k) for k in range(1, oh + 1)}, reverse=True)
 
@@ -189,6 +198,11 @@ def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: s
     in_loads = n_s * n_j if grouped else _loads(order, "in", n_s, n_j, n_q, in_slots)
     w_loads = n_j if grouped and n_j <= w_slots else \
         n_s * n_j if grouped else _loads(order, "w", n_s, n_j, n_q, w_slots)
+    # keep only the slots that save loads (2 for double buffering): the SRAM left over lets
+    # the next layer load while this one computes
+    if not grouped:
+        in_slots = _fewest(in_slots, lambda k: _loads(order, "in", n_s, n_j, n_q, k), in_loads)
+        w_slots = _fewest(w_slots, lambda k: _loads(order, "w", n_s, n_j, n_q, k), w_loads)
     # matrix: every (row tile, block, slice) conv; sum_s m_s = n * oh * ow
     full = [hw.conv_passes(g.kh, g.kw, min(cq, cr - q)) for q in range(0, cr, cq)]
     passes = sum(len(p) for p in full)

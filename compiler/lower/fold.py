@@ -90,15 +90,22 @@ class FoldCopyLayer:
         return lo, hi - lo, lo, w - hi
 
 
+CHUNK_ROWS = 8  # small chunks: the conv's first row tiles can start while the copy goes on
+
+
 def make_fold_copy(name: str, x: str, y: str, f: Fold, hw: Hw) -> FoldCopyLayer:
     g = f.new
     row = g.w * f.sw * f.geom.cin
-    rows = max(1, min(g.h, (hw.buffer_elems["ibuf"] // 2) // row, FIELD_MAX["planes"]))
+    rows = max(1, min(g.h, CHUNK_ROWS, (hw.buffer_elems["ibuf"] // 2) // row))
     return FoldCopyLayer(name, x, y, f, rows)
 
 
-def fold_copy_cycles(layer: FoldCopyLayer, hw: Hw) -> int:
+def with_fold_copy(layer: FoldCopyLayer, conv_est: dict, hw: Hw) -> int:
+    """Cycles of the copy and the conv after it: the copy's small chunks let the conv start
+    on the first rows, so they overlap, sharing the DRAM port."""
     g = layer.f.new
     nbytes = 2 * g.n * g.h * g.w * g.cin * hw.act_bytes
     per = g.w * layer.rows * layer.f.sw * layer.f.geom.cin * hw.act_bytes
-    return hw.dma_time(2 * len(layer.pieces()), nbytes) + 2 * hw.dma(per)
+    copy = hw.dma_time(2 * len(layer.pieces()), nbytes)
+    first = len(layer.pieces()) // max(1, -(-g.h // layer.rows))  # pieces of one chunk
+    return max(conv_est["cycles"], copy + conv_est["dma"]) + first * 2 * hw.dma(per)

@@ -131,5 +131,15 @@ def space_to_depth(geom: ConvGeom) -> SpaceToDepth | None:
     return SpaceToDepth(g, new, jmin)
 
 
+def subsample(geom: ConvGeom) -> ConvGeom | None:
+    """A strided 1x1 conv without padding reads only every sh-th row and sw-th column: the
+    same conv at stride 1 over the subsampled input, which the DMA gathers with its strides
+    (a quarter of the bytes of the full rows for stride 2)."""
+    g = geom
+    if (g.kh, g.kw) != (1, 1) or (g.sh, g.sw) == (1, 1) or any(g.pads) or g.groups != 1:
+        return None
+    return ConvGeom(g.n, g.oh, g.ow, g.cin, g.cout, 1, 1)
+
+
 def with_batch(geom: ConvGeom, n: int) -> ConvGeom:
     return replace(geom, n=n)

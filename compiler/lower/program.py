@@ -20,8 +20,8 @@ from .cost import Hw
 from .dense import DenseLayer, choose_dense
 from .eltwise import EltwiseLayer, choose_eltwise
 from .epilogue import Epilogue
-from .fold import FoldCopyLayer, fold, fold_copy_cycles, make_fold_copy
-from .geometry import ConvGeom, space_to_depth
+from .fold import FoldCopyLayer, fold, make_fold_copy, with_fold_copy
+from .geometry import ConvGeom, space_to_depth, subsample
 from .pool import PoolLayer, choose_pool
 from .tconv import TConvLayer, choose_tconv, live_passes
 
@@ -93,13 +93,15 @@ def _dram_dtype(dtype: str, fp16: bool) -> str:
 
 
 class _Lowerer:
-    def __init__(self, graph: Graph, target, hw: Hw, s2d: bool = True, swap: bool = True):
+    def __init__(self, graph: Graph, target, hw: Hw, s2d: bool = True, swap: bool = True,
+                 fold: bool = True):
         self.g = graph
         self.t = target
         self.hw = hw
         self.fp16 = target.dtype == "fp16"
         self.s2d = s2d
         self.swap = swap
+        self.fold = fold
         self.layers: list = []
         self.aliases: dict = {}
         self.tensors: dict = {}
@@ -190,6 +192,14 @@ class _Lowerer:
                         tuple(a["pads"]), *a.get("dilations", (1, 1)), a.get("groups", 1))
         epi = self.epilogue(n, geom.cout)
         x_in = n.inputs[0]
+        sub = subsample(geom)
+        if sub is not None:  # strided 1x1: the loads subsample, the conv runs at stride 1
+            cost, layers = self.plain_or_swapped(n, x_in, sub, w, epi, "strided loads",
+                                                 sub=(geom.h, geom.w, geom.sh, geom.sw))
+            self.layers += layers
+            for name, (shape, dtype) in getattr(layers[0], "scratch_types", {}).items():
+                self.add_tensor(name, shape, dtype)
+            return
         # candidates: (estimated cycles, layers); the cheapest is kept
         cands = [self.plain_or_swapped(n, x_in, geom, w, epi, note="")]
         rewrite = space_to_depth(geom) if self.s2d else None
@@ -203,7 +213,7 @@ class _Lowerer:
                                                  note=f"space-to-depth {geom.sh}x{geom.sw}",
                                                  useful=geom.macs)
             cands.append((cost + copy_cycles(chunks, self.hw), [copy] + layers))
-        folded = fold(geom) if self.s2d else None
+        folded = fold(geom) if self.fold else None
         if folded is not None:
             copy = make_fold_copy(f"{n.name}.fold", x_in, f"{x_in}.fold.{n.name}", folded,
                                   self.hw)
@@ -211,7 +221,8 @@ class _Lowerer:
                                                  note="kernel columns folded into channels"
                                                  + (", space-to-depth" if folded.s2d else ""),
                                                  useful=geom.macs)
-            cands.append((cost + fold_copy_cycles(copy, self.hw), [copy] + layers))
+            cands.append((with_fold_copy(copy, layers[0].schedule.est, self.hw),
+                           [copy] + layers))
         cost, layers = min(cands, key=lambda c: c[0])
         for layer in layers:  # register the DRAM tensors of the chosen candidate only
             if isinstance(layer, (CopyLayer, FoldCopyLayer)):
@@ -222,11 +233,11 @@ class _Lowerer:
             self.layers.append(layer)
 
     def plain_or_swapped(self, n: Node, x_in: str, geom: ConvGeom, w, epi: Epilogue,
-                         note: str, useful: int | None = None) -> tuple:
+                         note: str, useful: int | None = None, sub=None) -> tuple:
         """(cycles, [layer]) of the cheaper of the usual and the swapped-roles schedule."""
         sched = choose_schedule(geom, epi, self.hw, n.name)
         best = (sched.est["cycles"], [ConvLayer(n.name, x_in, n.output, geom, w, epi, sched,
-                                                note=note, useful_macs=useful)])
+                                                note=note, useful_macs=useful, sub=sub)])
         swapped = choose_tconv(geom, epi, self.hw, len(live_passes(w, self.hw.rows))) \
             if self.swap else None
         if swapped is not None and swapped.est["cycles"] < best[0]:
@@ -240,6 +251,7 @@ class _Lowerer:
                       "float32" if self.fp16 else "int32")}
             layer.note = "swapped roles" + (f", {note}" if note else "")
             layer.useful_macs = useful
+            layer.sub = sub
             best = (swapped.est["cycles"], [layer])
         return best
 
@@ -331,11 +343,13 @@ class _Lowerer:
 
 
 def lower(graph: Graph, target, hw: Hw | None = None, s2d: bool = True,
-          swap: bool = True) -> LoweredProgram:
+          swap: bool = True, fold: bool = True) -> LoweredProgram:
     """Lower a quantized graph (int8 Targets) or a float NHWC graph (fp16 Targets).
 
     Tiles are sized for `hw` (default: the npu Target's own); a backend for another kind
-    passes an Hw describing its memories (e.g. caches as buffers) to reuse the schedules."""
+    passes an Hw describing its memories (e.g. caches as buffers) to reuse the schedules.
+    s2d, swap, fold enable the space-to-depth, swapped-roles and column-folding rewrites
+    (each is used only where the cost model says it is faster)."""
     from isa.target import Target
     target = Target.create(target)
     if hw is None:
@@ -343,4 +357,4 @@ def lower(graph: Graph, target, hw: Hw | None = None, s2d: bool = True,
             raise CompilerError(f"lower() derives tile sizes from npu Targets; for a "
                                 f"{target.kind} target pass hw=Hw(...) describing its memories")
         hw = Hw.from_target(target)
-    return _Lowerer(graph, target, hw, s2d, swap).run()
+    return _Lowerer(graph, target, hw, s2d, swap, fold).run()

@@ -8,21 +8,40 @@ import shutil
 import numpy as np
 import pytest
 
-import compiler.backends.gpu  # noqa: F401  registers the gpu kind
 from compiler import build_quantized
 from compiler.backends import build, roofline
 from compiler.backends.clike import FLOAT_TOLERANCE
-from compiler.backends.gpu import toolchain
-from compiler.backends.gpu.emulate import emulate
-from compiler.backends.gpu.module import GpuModule
-from compiler.backends.gpu.renderer import THREADS
 from compiler.errors import CompilerError
 from isa.target import Target
 from test_cpu_backend import misc_graph
 
 GPU = "gpu-a100"
-needs_nvcc = pytest.mark.skipif(toolchain.find_nvcc() is None, reason="nvcc not installed")
+THREADS = 256  # compiler.backends.gpu.renderer.THREADS (imported in the tests: see below)
+
+
+
+
+def require_nvcc() -> None:
+    from compiler.backends.gpu import toolchain
+    if toolchain.find_nvcc() is None:
+        pytest.skip("nvcc not installed")
 needs_cxx = pytest.mark.skipif(shutil.which("c++") is None, reason="no C++ compiler")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def registered_backends():
+    """The cpu and gpu backends registered while this module runs, and only then: they are
+    imported here, not at collection, because tests/compiler/test_backend_registry.py
+    assumes no backend exists for those kinds."""
+    from compiler import backends
+    from compiler.backends.cpu import CpuBackend
+    from compiler.backends.gpu import GpuBackend
+    added = [k for k in ("cpu", "gpu") if k not in backends._BACKENDS]
+    backends.register_backend("cpu")(CpuBackend)
+    backends.register_backend("gpu")(GpuBackend)
+    yield
+    for kind in added:
+        backends._BACKENDS.pop(kind, None)
 
 
 def feeds_for(graph, seed=4):
@@ -40,9 +59,9 @@ def gpu_zoo(resnet18_q):
     return {name: build(q, GPU) for name, q in models.items()}
 
 
-@needs_nvcc
 @pytest.mark.parametrize("name", ["resnet18", "mobilenetv2", "small_cnn", "mlp"])
 def test_every_kernel_compiles_with_nvcc(gpu_zoo, name):
+    require_nvcc()
     mod = gpu_zoo[name]
     ptx = mod.ptx().read_text()
     entries = set(re.findall(r"\.entry\s+(\w+)", ptx))
@@ -53,6 +72,7 @@ def test_every_kernel_compiles_with_nvcc(gpu_zoo, name):
 @needs_cxx
 @pytest.mark.parametrize("name", ["resnet18", "mobilenetv2", "small_cnn", "mlp"])
 def test_kernels_bit_exact_under_emulation(gpu_zoo, name):
+    from compiler.backends.gpu.emulate import emulate
     mod = gpu_zoo[name]
     p = mod.prepared
     feeds = feeds_for(p.float_graph)
@@ -66,6 +86,7 @@ def test_kernels_bit_exact_under_emulation(gpu_zoo, name):
 @needs_cxx
 @pytest.mark.parametrize("dtype", ["int8", "float32"])
 def test_every_layer_kind_under_emulation(dtype):
+    from compiler.backends.gpu.emulate import emulate
     graph = misc_graph(with_lut=dtype == "int8")
     mod = build(graph, GPU, dtype=dtype)
     p = mod.prepared
@@ -83,6 +104,8 @@ def test_every_layer_kind_under_emulation(dtype):
 
 
 def test_launch_configuration_follows_the_data(gpu_zoo):
+    from compiler.backends.gpu import renderer
+    assert renderer.THREADS == THREADS
     mod = gpu_zoo["resnet18"]
     launches = mod.program.renderer.launches
     for k in mod.program.kernels:
@@ -128,6 +151,7 @@ def test_roofline_estimate_per_kernel():
 
 
 def test_without_a_gpu_the_figure_is_estimated(gpu_zoo, monkeypatch):
+    from compiler.backends.gpu import toolchain
     monkeypatch.setattr(toolchain, "device_count", lambda: 0)
     mod = gpu_zoo["small_cnn"]
     r = mod.evaluate(feeds_for(mod.prepared.float_graph))
@@ -139,8 +163,10 @@ def test_without_a_gpu_the_figure_is_estimated(gpu_zoo, monkeypatch):
     assert faster.evaluate(feeds_for(mod.prepared.float_graph))["latency_ms"] < r["latency_ms"]
 
 
-@pytest.mark.skipif(not GpuModule.can_run(), reason="no CUDA device on this host")
 def test_on_a_gpu_the_figure_is_measured_and_verified(gpu_zoo):
+    from compiler.backends.gpu.module import GpuModule
+    if not GpuModule.can_run():
+        pytest.skip("no CUDA device on this host")
     mod = gpu_zoo["resnet18"]
     r = mod.evaluate(feeds_for(mod.prepared.float_graph), warmup=1, repeats=3)
     assert r["measured"] is True and r["verified"] is True and r["bit_exact"] is True
@@ -152,5 +178,6 @@ def test_save_and_errors(gpu_zoo, tmp_path):
     assert sorted(f.name for f in out.iterdir()) == ["constants.bin", "manifest.json",
                                                      "model.cu"]
     assert 'extern "C" int npu_gpu_bench(' in (out / "model.cu").read_text()
+    from compiler.backends.gpu import GpuBackend
     with pytest.raises(CompilerError, match="gpu backend compiles for gpu targets, got cpu"):
-        compiler.backends.gpu.GpuBackend().build(mod.prepared.module, "cpu-host")
+        GpuBackend().build(mod.prepared.module, "cpu-host")

@@ -5,6 +5,7 @@ op; float steps follow compiler/ops/fused.py. Loads go through the renderer's op
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from math import ceil, prod
 
@@ -128,6 +129,9 @@ class KernelBuilder:
 
     def conv(self, name: str, layer):
         g, s, hw = layer.geom, layer.schedule, self.lowered.hw
+        if getattr(layer, "sub", None):  # the NPU's strided loads of a strided 1x1 conv: the
+            h, w, sh, sw = layer.sub     # kernel strides through the input itself instead
+            g = dataclasses.replace(g, h=h, w=w, sh=sh, sw=sw)
         if not isinstance(s, ConvSchedule):  # another conv lowering: the plain tile program
             s = choose_schedule(g, layer.epilogue, hw, layer.name)
         tile = Tile(s.rows, min(hw.cols, g.cout), s.cin_slice, s.order)
@@ -226,6 +230,10 @@ class KernelBuilder:
     # ------------------------------------------------------------------ data movement
     def copy(self, name: str, layer: CopyLayer):
         """y = transpose(x.reshape(shape), perm): one point per output element."""
+        if not hasattr(layer, "perm"):
+            raise CompilerError(f"layer '{layer.name}': {type(layer).__name__} is a data "
+                                "movement the C-like backends do not emit (only "
+                                "permutations); lower without the NPU's array rewrites")
         shape, perm = layer.shape, layer.perm
         src = [prod(shape[i + 1:]) for i in range(len(shape))]
         out = [shape[p] for p in perm]

@@ -78,16 +78,24 @@ class Prepared:
                 "reference": "numpy float32 reference"}
 
 
+# lower()'s rewrites that suit a systolic array (space-to-depth, swapped roles, folded kernel
+# columns): they add zero taps and copies that a CPU or GPU would compute for nothing
+ARRAY_REWRITES = ("s2d", "swap", "fold")
+
+
 def lower_for(graph, target, hw):
-    """The shared lowering with `hw` for a non-npu Target.
+    """The shared lowering with `hw` for a non-npu Target, without the array rewrites (those
+    this version of lower() offers are turned off by name).
 
     lower() reads `target.dtype` (an npu attribute) to choose fp16 DRAM types; cpu/gpu targets
     have none, so we lower against a stand-in npu target of dtype int8 (float tensors stay
-    float32) and record the real target. s2d is off: the space-to-depth rewrite adds zero
-    taps to suit a systolic array, which a CPU or GPU would compute for nothing (other
-    array-specific conv lowerings are re-tiled by the plain conv chooser in layers.py)."""
+    float32) and record the real target."""
+    import inspect
+
     from isa.target import Target
-    prog = lower(graph, Target("npu", dtype="int8"), hw=hw, s2d=False)
+    params = inspect.signature(lower).parameters
+    off = {name: False for name in ARRAY_REWRITES if name in params}
+    prog = lower(graph, Target("npu", dtype="int8"), hw=hw, **off)
     return dataclasses.replace(prog, target=target)
 
 

@@ -27,11 +27,13 @@ class CompiledModel:
 @register_backend("npu")
 class NpuBackend(Backend):
     """Options: calib_inputs, num_calib, seed (quantization), sync ('auto', 'tokens',
-    'barrier'), s2d (space-to-depth rewrite), progress (callable(stage, done, total)),
-    plus model keyword arguments (e.g. resolution=32 for zoo models)."""
+    'barrier'), rewrites (dict of compiler.lower.lower flags: s2d, swap, fold), progress
+    (callable(stage, done, total)), plus model keyword arguments (e.g. resolution=32)."""
 
     def build(self, model, target, *, calib_inputs=None, num_calib: int = 8, seed: int = 0,
-              sync: str = "auto", s2d: bool = True, progress=None, **model_kwargs):
+              sync: str = "auto", rewrites: dict | None = None, progress=None,
+              **model_kwargs):
         from .build import build_npu
         return build_npu(model, target, calib_inputs=calib_inputs, num_calib=num_calib,
-                         seed=seed, sync=sync, s2d=s2d, progress=progress, **model_kwargs)
+                         seed=seed, sync=sync, rewrites=rewrites or {}, progress=progress,
+                         **model_kwargs)

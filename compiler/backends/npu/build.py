@@ -29,8 +29,8 @@ def _float_graph(model, **kw):
     return graph, g, post
 
 
-def build_npu(model, target, *, calib_inputs=None, num_calib=8, seed=0, sync="auto", s2d=True,
-              progress=None, **model_kwargs):
+def build_npu(model, target, *, calib_inputs=None, num_calib=8, seed=0, sync="auto",
+              rewrites=None, progress=None, **model_kwargs):
     from isa.asm import assemble
 
     from ...module import QuantizedModule
@@ -54,7 +54,7 @@ def build_npu(model, target, *, calib_inputs=None, num_calib=8, seed=0, sync="au
         module = None
         float_graph, graph, post = _float_graph(model, **model_kwargs)
     step("lower", 0, 1)
-    lowered = lower(graph, target, s2d=s2d)
+    lowered = lower(graph, target, **(rewrites or {}))
     total = len(lowered.layers)
     result = generate(lowered, sync, progress=lambda i: step("codegen", i + 1, total))
     step("assemble", 0, 1)

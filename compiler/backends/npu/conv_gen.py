@@ -40,7 +40,12 @@ def gen_conv(em, layer, tiles, dram, lowered, key: str) -> None:
         tag = f"{layer.name} rows {t.r0}:{t.r1} cout {t.c0}:{t.c1} cin {t.q0}:{t.q1}"
         slot, fresh = in_cache.get(t.in_key)
         ia = ibase + slot * in_tile
-        if fresh:
+        if fresh and layer.sub is not None:  # gather every sh-th row, sw-th pixel
+            h0, w0, sh, sw = layer.sub
+            em.load("in", "ibuf", ia, x + ((t.image * h0 + i0 * sh) * w0 * g.cin + t.q0) * eb,
+                    g.w, cq, sw * g.cin * eb, i1 - i0, sh * w0 * g.cin * eb,
+                    comment=f"{tag}: input rows {i0 * sh}:{i1 * sh}:{sh}")
+        elif fresh:
             src = x + ((t.image * g.h + i0) * g.w * g.cin + t.q0) * eb
             if cq == g.cin and g.w * cq <= 4095:
                 em.load("in", "ibuf", ia, src, i1 - i0, g.w * cq, g.w * cq * eb,

@@ -8,14 +8,15 @@ from __future__ import annotations
 def gen_copy(em, layer, chunks, dram, lowered, key: str) -> None:
     eb = em.hw.act_bytes
     size = max(c.elems for c in chunks)
-    base = em.sram().alloc("ibuf", 2 * size, "copy slots")
+    stage = "obuf" if 8 * size <= em.hw.buffer_elems["obuf"] else "ibuf"  # see fold_gen
+    base = em.sram().alloc(stage, 2 * size, "copy slots")
     x, y = dram.addr(lowered, layer.x), dram.addr(lowered, layer.y)
     for k, c in enumerate(chunks):
         slot = base + (k % 2) * size
         for d in c.loads:
-            em.load("in", "ibuf", slot + d.sram, x + d.dram * eb, d.rows, d.cols, d.stride * eb,
+            em.load("in", stage, slot + d.sram, x + d.dram * eb, d.rows, d.cols, d.stride * eb,
                     d.planes, d.plane_stride * eb, comment=f"{layer.name} chunk {k}")
         for d in c.stores:
-            em.store("out", "ibuf", slot + d.sram, y + d.dram * eb, d.rows, d.cols,
+            em.store("out", stage, slot + d.sram, y + d.dram * eb, d.rows, d.cols,
                      d.stride * eb, d.planes, d.plane_stride * eb,
                      comment=f"{layer.name} chunk {k}")

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...lower.cache import SlotCache
+
 from .epilogue_gen import EpilogueCode
 
 
@@ -39,38 +41,70 @@ def gen_tconv(em, layer, m_tiles, dram, lowered, key: str) -> None:
     if bottom:
         em.load_dense("in", "ibuf", gbase + gsize - bottom, zeros, bottom,
                       comment=f"{layer.name}: grid bottom")
-    em.load("in", "ibuf", gbase + top, x, g.w, cin, cin * eb, g.h, g.w * cin * eb,
+    h0, w0, sh, sw = layer.sub or (g.h, g.w, 1, 1)  # strided 1x1 convs gather a subsample
+    em.load("in", "ibuf", gbase + top, x, g.w, cin, sw * cin * eb, g.h, sh * w0 * cin * eb,
             pads=(g.pads[1], g.pads[3], 0, 0), comment=f"{layer.name}: grid rows")
     em.store_dense("out", "ibuf", gbase, xg, gsize, comment=f"{layer.name}: grid to DRAM")
-    wslot = xslot = 0
+    # the last passes run block by block from resident weights, so the position blocks finish
+    # one after another and each one's epilogue overlaps the others' last passes
+    passes = layer.k_loads(hw.rows)
+    flat = [p for group in passes for p in group]
+    free = hw.buffer_elems["ibuf"] - sram.used["ibuf"]
+    tail_n = min(len(flat) - 1, free // (s.m_tile * hw.rows)) if len(blocks) > 1 else 0
+    tail = flat[len(flat) - tail_n:] if tail_n > 0 else []
+    head = flat[:len(flat) - len(tail)]
+    tbase = sram.alloc("ibuf", len(tail) * s.m_tile * hw.rows, "resident tail weights") \
+        if tail else 0
+    wslot = 0
+    taps = SlotCache(2)
+
+    def gather(dy, dx):
+        """The stationary tiles of tap (dy, dx) for every position block (two taps resident)."""
+        slot, fresh = taps.get((dy, dx))
+        xa = xbase + slot * x_tap
+        if fresh:
+            shift = grid.tap_offset(g, dy, dx)
+            for b, (p0, p1) in enumerate(blocks):
+                em.load("in", "wbuf", xa + b * cin * n, xg + (p0 + shift) * cin * eb, p1 - p0,
+                        1, cin * eb, cin, eb,
+                        comment=f"{layer.name} tap {dy},{dx} positions {p0}:{p1}")
+        return xa
+
     for m0, m1 in m_tiles:
         m = m1 - m0
-        tap, first = None, True
-        for li, passes in enumerate(layer.k_loads(hw.rows)):
+        first = [True] * len(blocks)
+
+        def gemm(wa, xa, b, dy, dx, c0, c1):
+            p0, p1 = blocks[b]
+            pn = p1 - p0
+            em.gemm(wa, xa + b * cin * n + c0 * pn, acc + b * m * n, m, c1 - c0, pn,
+                    not first[b], comment=f"{layer.name} cout {m0}:{m1} tap {dy},{dx} "
+                                          f"cin {c0}:{c1} positions {p0}:{p1}")
+            first[b] = False
+
+        for li in range(0, len(head), s.group):
+            group = head[li:li + s.group]
             wa = wbase + wslot * w_tile
             wslot ^= 1
-            packed = layer.packed_weights(m0, m1, passes)
+            packed = layer.packed_weights(m0, m1, group)
             em.load_dense("w", "ibuf", wa, dram.const(f"{key}.w{m0}.{li}", packed), packed.size,
                           comment=f"{layer.name} cout {m0}:{m1}: weights")
             off = 0
-            for dy, dx, c0, c1 in passes:
-                if (dy, dx) != tap:
-                    tap = (dy, dx)
-                    xslot ^= 1
-                    xa = xbase + xslot * x_tap
-                    shift = grid.tap_offset(g, dy, dx)
-                    for b, (p0, p1) in enumerate(blocks):
-                        em.load("in", "wbuf", xa + b * cin * n, xg + (p0 + shift) * cin * eb,
-                                p1 - p0, 1, cin * eb, cin, eb,
-                                comment=f"{layer.name} tap {dy},{dx} positions {p0}:{p1}")
-                for b, (p0, p1) in enumerate(blocks):
-                    pn = p1 - p0
-                    em.gemm(wa + off, xa + b * cin * n + c0 * pn, acc + b * m * n, m, c1 - c0,
-                            pn, not first, comment=f"{layer.name} cout {m0}:{m1} tap {dy},{dx} "
-                                                   f"cin {c0}:{c1} positions {p0}:{p1}")
-                first = False
+            for dy, dx, c0, c1 in group:
+                xa = gather(dy, dx)
+                for b in range(len(blocks)):
+                    gemm(wa + off, xa, b, dy, dx, c0, c1)
                 off += m * (c1 - c0)
+        tail_w = []
+        for ti, (dy, dx, c0, c1) in enumerate(tail):
+            wa = tbase + ti * s.m_tile * hw.rows
+            packed = layer.packed_weights(m0, m1, [(dy, dx, c0, c1)])
+            em.load_dense("w", "ibuf", wa, dram.const(f"{key}.t{m0}.{ti}", packed), packed.size,
+                          comment=f"{layer.name} cout {m0}:{m1}: resident tail weights")
+            tail_w.append(wa)
         for b, (p0, p1) in enumerate(blocks):
+            for wa, (dy, dx, c0, c1) in zip(tail_w, tail):
+                gemm(wa, gather(dy, dx), b, dy, dx, c0, c1)
             pn = p1 - p0
             tag = f"{layer.name} cout {m0}:{m1} positions {p0}:{p1}"
             ea = ebase + (b % 2) * n * s.m_tile
