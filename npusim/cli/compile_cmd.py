@@ -26,6 +26,10 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     from compiler.errors import CompilerError
+    from npusim.cli.compare import compile_other  # cpu/gpu targets: C or CUDA sources
+    done = compile_other(args)
+    if done is not None:
+        return done
     target, err = load_target(args.target)
     if err:
         return _fail(err)

@@ -36,6 +36,8 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the random test input")
     p.add_argument("--timing-only", action="store_true",
                    help="skip data (no verification): cycles only, much faster")
+    from npusim.cli.compare import add_arguments  # --compare: CPU/GPU baselines
+    add_arguments(p)
     p.set_defaults(func=run)
 
 
@@ -299,6 +301,11 @@ def run_artifact(args) -> int:
 def run(args) -> int:
     from compiler.errors import CompilerError
     from npusim.faults import SimulationFault
+    if args.compare:  # CPU/GPU baselines (npusim/cli/compare.py): check the list first
+        from npusim.cli.compare import parse_compare
+        args.compare, err = parse_compare(args.compare, args.model)
+        if err:
+            return _fail(err)
     if Path(args.model).is_dir():
         return run_artifact(args)
     target, err = load_target(args.target)
@@ -324,10 +331,16 @@ def run(args) -> int:
         return 1
     checks = None if args.timing_only else verify(compiled, feeds, dev_in, outputs)
     s = summary(compiled, result, checks, args.model, compile_s)
+    if args.compare:
+        from npusim.cli.compare import attach
+        attach(args.compare, compiled, feeds, s)
     if args.trace:
         try:
             result.save_chrome_trace(args.trace)
         except OSError as e:
             return _fail(f"cannot write '{args.trace}': {e.strerror or e}")
     print(json.dumps(s, indent=1) if args.json else _fmt_table(s))
+    if args.compare:
+        from npusim.cli.compare import finish
+        return finish(s, args.json, s["verified"] is not False)
     return 0 if (s["verified"] is not False) else 1

@@ -29,18 +29,19 @@ CPU = "cpu-host"
 
 @pytest.fixture(scope="module", autouse=True)
 def registered_backends():
-    """The cpu and gpu backends registered while this module runs, and only then: they are
-    imported here, not at collection, because tests/compiler/test_backend_registry.py
-    assumes no backend exists for those kinds."""
+    """The cpu and gpu backends registered while this module runs, and only then:
+    tests/compiler/test_backend_registry.py assumes no backend exists for those kinds, so
+    these modules import them in fixtures and tests, never at collection."""
     from compiler import backends
     from compiler.backends.cpu import CpuBackend
     from compiler.backends.gpu import GpuBackend
-    added = [k for k in ("cpu", "gpu") if k not in backends._BACKENDS]
-    backends.register_backend("cpu")(CpuBackend)
-    backends.register_backend("gpu")(GpuBackend)
+    mine = {"cpu": CpuBackend, "gpu": GpuBackend}
+    for kind, cls in mine.items():
+        backends.register_backend(kind)(cls)
     yield
-    for kind in added:
-        backends._BACKENDS.pop(kind, None)
+    for kind, cls in mine.items():
+        if backends._BACKENDS.get(kind) is cls:
+            backends._BACKENDS.pop(kind)
 
 
 def feeds_for(graph, seed=3):
@@ -71,12 +72,14 @@ def misc_graph(with_lut=True):
 
 @pytest.fixture(scope="session")
 def cpu_zoo(resnet18_q):
-    """Each zoo model compiled once (int8), resnet18 from the shared quantized fixture."""
+    """Each zoo model compiled once (int8), resnet18 from the shared quantized fixture
+    (built by the backend class: session fixtures run before registered_backends)."""
+    from compiler.backends.cpu import CpuBackend
     models = {"resnet18": resnet18_q,
               "mobilenetv2": build_quantized("mobilenetv2", num_calib=2, resolution=32),
               "small_cnn": build_quantized("small_cnn", num_calib=2),
               "mlp": build_quantized("mlp", num_calib=2)}
-    return {name: build(q, CPU) for name, q in models.items()}
+    return {name: CpuBackend().build(q, CPU) for name, q in models.items()}
 
 
 @pytest.mark.parametrize("name", ["resnet18", "mobilenetv2", "small_cnn", "mlp"])

@@ -30,18 +30,19 @@ needs_cxx = pytest.mark.skipif(shutil.which("c++") is None, reason="no C++ compi
 
 @pytest.fixture(scope="module", autouse=True)
 def registered_backends():
-    """The cpu and gpu backends registered while this module runs, and only then: they are
-    imported here, not at collection, because tests/compiler/test_backend_registry.py
-    assumes no backend exists for those kinds."""
+    """The cpu and gpu backends registered while this module runs, and only then:
+    tests/compiler/test_backend_registry.py assumes no backend exists for those kinds, so
+    these modules import them in fixtures and tests, never at collection."""
     from compiler import backends
     from compiler.backends.cpu import CpuBackend
     from compiler.backends.gpu import GpuBackend
-    added = [k for k in ("cpu", "gpu") if k not in backends._BACKENDS]
-    backends.register_backend("cpu")(CpuBackend)
-    backends.register_backend("gpu")(GpuBackend)
+    mine = {"cpu": CpuBackend, "gpu": GpuBackend}
+    for kind, cls in mine.items():
+        backends.register_backend(kind)(cls)
     yield
-    for kind in added:
-        backends._BACKENDS.pop(kind, None)
+    for kind, cls in mine.items():
+        if backends._BACKENDS.get(kind) is cls:
+            backends._BACKENDS.pop(kind)
 
 
 def feeds_for(graph, seed=4):
@@ -52,11 +53,12 @@ def feeds_for(graph, seed=4):
 
 @pytest.fixture(scope="session")
 def gpu_zoo(resnet18_q):
+    from compiler.backends.gpu import GpuBackend  # not the registry: see registered_backends
     models = {"resnet18": resnet18_q,
               "mobilenetv2": build_quantized("mobilenetv2", num_calib=2, resolution=32),
               "small_cnn": build_quantized("small_cnn", num_calib=2),
               "mlp": build_quantized("mlp", num_calib=2)}
-    return {name: build(q, GPU) for name, q in models.items()}
+    return {name: GpuBackend().build(q, GPU) for name, q in models.items()}
 
 
 @pytest.mark.parametrize("name", ["resnet18", "mobilenetv2", "small_cnn", "mlp"])

@@ -1,0 +1,107 @@
+"""`npusim run MODEL --compare cpu,gpu` (backends object in --json, table rows, labels,
+speedups, exit codes, one-line errors) and `npusim compile MODEL -t cpu-host -o DIR`."""
+
+import json
+import shutil
+
+import pytest
+
+from npusim.cli.main import main
+
+pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def registered_backends():
+    """The cpu and gpu backends registered while this module runs, and only then:
+    tests/compiler/test_backend_registry.py assumes no backend exists for those kinds, so
+    these modules import them in fixtures and tests, never at collection."""
+    from compiler import backends
+    from compiler.backends.cpu import CpuBackend
+    from compiler.backends.gpu import GpuBackend
+    mine = {"cpu": CpuBackend, "gpu": GpuBackend}
+    for kind, cls in mine.items():
+        backends.register_backend(kind)(cls)
+    yield
+    for kind, cls in mine.items():
+        if backends._BACKENDS.get(kind) is cls:
+            backends._BACKENDS.pop(kind)
+
+
+def run(capsys, *argv):
+    code = main(list(map(str, argv)))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_line_error(err):
+    assert err.count("\n") == 1 and err.startswith("npusim: error: ") and "Traceback" not in err
+    return err
+
+
+@pytest.fixture
+def no_gpu(monkeypatch):
+    """The GPU figure is an estimate on any host (a GPU host would measure it)."""
+    from compiler.backends.gpu import toolchain
+    monkeypatch.setattr(toolchain, "device_count", lambda: 0)
+
+
+def test_json_has_a_backends_object(capsys, no_gpu):
+    code, out, _ = run(capsys, "run", "small_cnn", "--compare", "cpu,gpu", "--json")
+    assert code == 0
+    s = json.loads(out)
+    assert set(s["backends"]) == {"cpu", "gpu"}
+    cpu, gpu = s["backends"]["cpu"], s["backends"]["gpu"]
+    assert cpu["target"] == "cpu-host" and gpu["target"] == "gpu-a100"
+    assert cpu["measured"] is True and cpu["verified"] is True and cpu["bit_exact"] is True
+    assert gpu["measured"] is False and gpu["verified"] is None
+    for b in (cpu, gpu):
+        assert b["dtype"] == "int8" and b["latency_ms"] > 0
+        assert b["npu_speedup"] == pytest.approx(b["latency_ms"] / s["latency_ms"])
+
+
+def test_table_labels_measured_and_estimated(capsys, no_gpu):
+    code, out, _ = run(capsys, "run", "mlp", "--compare", "cpu,gpu-h100")
+    assert code == 0
+    lines = out.splitlines()
+    head = lines.index(next(x for x in lines if x.startswith("backend ")))
+    npu, cpu, gpu = (lines[head + i].split() for i in (2, 3, 4))
+    assert npu[:2] == ["npu", "npu-edge"] and npu[3] == "simulated" and npu[-1] == "1x"
+    assert cpu[:2] == ["cpu", "cpu-host"] and cpu[3:6] == ["measured", "yes", "(bit-exact)"]
+    assert gpu[:2] == ["gpu-h100", "gpu-h100"] and gpu[3] == "estimated"
+    assert float(gpu[-1].rstrip("x")) == pytest.approx(float(gpu[2]) / float(npu[2]), rel=4e-3)
+    assert lines[-1].startswith("estimated: gpu-h100 (roofline")
+
+
+def test_float_npu_compares_float_code(capsys, no_gpu):
+    code, out, _ = run(capsys, "run", "mlp", "-t", "npu-edge -dtype=fp16", "--compare", "cpu",
+                       "--json")
+    assert code == 0
+    cpu = json.loads(out)["backends"]["cpu"]
+    assert cpu["dtype"] == "float32" and cpu["verified"] is True and cpu["bit_exact"] is None
+    assert 0 <= cpu["max_rel_error"] <= 1e-4
+
+
+@pytest.mark.parametrize("spec,message", [
+    ("tpu", "--compare 'tpu': unknown target kind 'tpu'"),
+    ("npu-tiny", "--compare 'npu-tiny' is a npu target; compare with cpu or gpu targets"),
+    (",", "--compare needs at least one backend"),
+    ("cpu-host -cores=0", "--compare 'cpu-host -cores=0':")])
+def test_bad_compare_lists_fail_before_compiling(capsys, spec, message):
+    code, out, err = run(capsys, "run", "mlp", "--compare", spec)
+    assert code == 2 and out == "" and message in one_line_error(err)
+
+
+def test_compile_cpu_host_leaves_sources_and_library(capsys, tmp_path):
+    code, out, err = run(capsys, "compile", "mlp", "-t", "cpu-host", "-o", tmp_path / "c")
+    assert code == 0, err
+    assert sorted(f.name for f in (tmp_path / "c").iterdir()) == [
+        "constants.bin", "libmodel.so", "manifest.json", "model.c"]
+    assert "mlp for cpu-host: 3 kernels" in out and "model.c, libmodel.so (cc -O3" in out
+    man = json.loads((tmp_path / "c" / "manifest.json").read_text())
+    assert man["target"].startswith("cpu ") and man["entry"].startswith("void npu_model_run")
+
+
+def test_compile_other_kinds_report_errors_in_one_line(capsys, tmp_path):
+    code, _, err = run(capsys, "compile", "nosuch", "-t", "cpu-host", "-o", tmp_path / "x")
+    assert code == 2 and "unknown model 'nosuch'" in one_line_error(err)
