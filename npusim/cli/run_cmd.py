@@ -69,6 +69,29 @@ def _progress(enabled: bool):
         bar.close()
 
 
+@contextmanager
+def _ticking(enabled: bool, desc: str):
+    """An elapsed-time bar on stderr while a long call (the simulation) runs in this thread."""
+    import threading
+
+    from tqdm import tqdm
+    bar = tqdm(total=None, file=sys.stderr, disable=None if enabled else True, leave=False,
+               desc=desc, bar_format="{desc}: {elapsed}")
+    stop = threading.Event()
+
+    def tick():
+        while not stop.wait(0.5):
+            bar.refresh()
+    ticker = threading.Thread(target=tick, daemon=True)
+    if not bar.disable:
+        ticker.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        bar.close()
+
+
 def compile_model(model: str, target, resolution: int | None = None, progress=None, **opts):
     """Compile a zoo name / .onnx path for `target`; -> compiler.backends.npu.CompiledModel."""
     from compiler.backends import build
@@ -325,11 +348,13 @@ def run(args) -> int:
     feeds = random_inputs(compiled, args.seed)
     dev_in = device_inputs(compiled, feeds)
     try:
-        result, outputs = execute(art, dev_in, target, timing_only=args.timing_only)
+        with _ticking(not args.json, "simulate"):
+            result, outputs = execute(art, dev_in, target, timing_only=args.timing_only)
     except SimulationFault as e:
         print(f"npusim: simulation fault: {e}", file=sys.stderr)
         return 1
-    checks = None if args.timing_only else verify(compiled, feeds, dev_in, outputs)
+    with _ticking(not args.json, "verify"):
+        checks = None if args.timing_only else verify(compiled, feeds, dev_in, outputs)
     s = summary(compiled, result, checks, args.model, compile_s)
     if args.compare:
         from npusim.cli.compare import attach
