@@ -111,6 +111,9 @@ class _Assembler:
                 labels[name] = len(self.cores[self.core])
         if stmt.head is None:
             return
+        if stmt.unclosed:
+            char, column = stmt.unclosed
+            raise self.error(f"'{char}' at column {column} is never closed", stmt, column)
         if stmt.head.startswith("."):
             handler = {".target": self.d_target, ".core": self.d_core, ".equ": self.d_equ,
                        ".tensor": self.d_tensor, ".file": self.d_file}.get(stmt.head)

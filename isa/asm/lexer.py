@@ -31,6 +31,7 @@ class Statement:
     rest: str = ""                # raw text after the head, comment removed
     rest_column: int = 0
     operands: list[Operand] = field(default_factory=list)
+    unclosed: tuple[str, int] | None = None  # an opening ( [ or " never closed, and its column
 
 
 def strip_comment(line: str) -> str:
@@ -44,23 +45,27 @@ def strip_comment(line: str) -> str:
     return line
 
 
-def split_operands(text: str, column: int) -> list[Operand]:
-    """Split on commas outside brackets and quotes; `column` is where `text` starts."""
-    pieces, depth, quoted, start = [], 0, False, 0
+def split_operands(text: str, column: int) -> tuple[list[Operand], tuple[str, int] | None]:
+    """Split on commas outside brackets and quotes; `column` is where `text` starts.
+
+    Also returns the first opening bracket or quote that is never closed (char, column)."""
+    pieces, opened, quote, start = [], [], None, 0
     for i, ch in enumerate(text + ","):
         if ch == '"':
-            quoted = not quoted
-        elif quoted:
+            quote = None if quote is not None else i
+        elif quote is not None:
             continue
         elif ch in _OPEN:
-            depth += 1
+            opened.append(i)
         elif ch in _CLOSE:
-            depth = max(depth - 1, 0)
-        elif ch == "," and depth == 0:
+            opened = opened[:-1]
+        elif ch == "," and not opened:
             pieces.append((start, text[start:i]))
             start = i + 1
+    first = min(opened + ([quote] if quote is not None else []), default=None)
+    unclosed = None if first is None else (text[first], column + first)
     if len(pieces) == 1 and not pieces[0][1].strip():
-        return []
+        return [], unclosed
     out = []
     for offset, raw in pieces:
         lead = len(raw) - len(raw.lstrip())
@@ -71,7 +76,7 @@ def split_operands(text: str, column: int) -> list[Operand]:
             out.append(Operand(body, col, m[1], body[m.end():], col + m.end()))
         else:
             out.append(Operand(body, col, None, body, col))
-    return out
+    return out, unclosed
 
 
 def lex_line(text: str, line: int) -> Statement:
@@ -89,7 +94,7 @@ def lex_line(text: str, line: int) -> Statement:
         rest = body[pos:]
         lead = len(rest) - len(rest.lstrip())
         stmt.rest, stmt.rest_column = rest.strip(), pos + lead + 1
-        stmt.operands = split_operands(rest, pos + 1)
+        stmt.operands, stmt.unclosed = split_operands(rest, pos + 1)
     elif body[pos:].strip():
         stmt.head, stmt.column = body[pos:].strip(), pos + len(body[pos:]) - \
             len(body[pos:].lstrip()) + 1

@@ -61,6 +61,12 @@ CASES = [
      ["separate operands with commas"]),
     ("load chan=0, , sram=0, dram=0, rows=1, cols=1", None, 14, None, ["empty operand"]),
     ("halt now", None, 6, None, ["halt takes no operands, got 'now'"]),
+    # an unclosed bracket or quote would hide the operands after it: the whole line is refused
+    ("gemm ibuf[0], wbuf[0], abuf[0], m=1, k=1, n=1, acc=(1", None, 52, None,
+     ["'(' at column 52 is never closed"]),
+    ("gemm ibuf[(], wbuf[0], abuf[0], m=1, k=1, n=1", None, 10, None,
+     ["'[' at column 10 is never closed"]),
+    ('.file "x.s', None, 7, None, ["'\"' at column 7 is never closed"]),
     ("gemn ibuf[0]", None, 1, None, ["unknown mnemonic 'gemn'", "did you mean 'gemm'?"]),
     (".targte npu-edge", None, 1, None, ["unknown directive '.targte'",
                                         "did you mean '.target'?"]),
