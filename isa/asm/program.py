@@ -112,10 +112,14 @@ class Program:
         if len(data) < need:
             raise ContainerError(f"{name}: truncated: expected at least {need} bytes, "
                                  f"got {len(data)}")
+        problem = "unreadable metadata"
         try:
             meta = json.loads(data[_HEADER.size:_HEADER.size + meta_len])
             counts = [int(n) for n in meta["word_counts"]]
             total = need + spec.word_bytes * sum(counts)
+            if not counts or min(counts) < 0:
+                problem = f"word_counts {counts} needs one count >= 0 per core, at least one core"
+                raise ValueError(problem)
         except (ValueError, KeyError, TypeError):
             meta, total = None, len(data)
         if len(data) < total:
@@ -129,7 +133,7 @@ class Program:
             raise ContainerError(f"{name}: corrupted: {len(data) - total} bytes after the "
                                  f"checksum (expected {total} bytes, got {len(data)})")
         if meta is None:
-            raise ContainerError(f"{name}: corrupted: unreadable metadata")
+            raise ContainerError(f"{name}: corrupted: {problem}")
         return cls._from_parts(data, meta, counts, _HEADER.size + meta_len, name)
 
     @classmethod
@@ -154,10 +158,18 @@ class Program:
                 if not 0 <= core < len(cores) or not 0 <= index <= len(cores[core]):
                     raise ContainerError(f"{name}: corrupted: label '{label}' at core {core} "
                                          f"index {index} is outside the program")
+        for key in ("target", "source"):
+            if not isinstance(getattr(prog, key), (str, type(None))):
+                raise ContainerError(f"{name}: corrupted: {key} {getattr(prog, key)!r} is not "
+                                     "a string")
         for tname, t in prog.tensors.items():
             if t.dtype not in DTYPES:
                 raise ContainerError(f"{name}: tensor '{tname}' has unknown dtype '{t.dtype}'; "
                                      f"known: {', '.join(DTYPES)}")
+            if t.dram < 0 or not t.shape or not all(type(d) is int and d > 0 for d in t.shape):
+                raise ContainerError(f"{name}: corrupted: tensor '{tname}' at dram={t.dram} with "
+                                     f"shape {list(t.shape)}; a tensor needs an address >= 0 "
+                                     "and positive integer dimensions")
         for core, words in enumerate(cores):
             decoded = []
             for index, word in enumerate(words):

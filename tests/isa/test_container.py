@@ -128,3 +128,38 @@ def test_load_names_the_path(tmp_path):
     path.write_bytes(b"hello world, not a program")
     with pytest.raises(ContainerError, match=r"junk\.bin is not an npusim program"):
         Program.load(path)
+
+
+def with_meta(meta: dict, words: list[int]) -> bytes:
+    """A container whose checksum is right but whose metadata says `meta` (a crafted file)."""
+    raw = json.dumps(meta).encode()
+    major, minor = load_spec().version_tuple
+    body = struct.pack("<8sHBBI", b"NPUPROG\0", 1, major, minor, len(raw)) + raw
+    body += b"".join(w.to_bytes(16, "little") for w in words)
+    return body + struct.pack("<I", zlib.crc32(body))
+
+
+HALT = 1  # the halt opcode's word, as test_illegal_word_with_a_valid_checksum uses it
+
+
+@pytest.mark.parametrize("meta, words, part", [
+    ({"word_counts": []}, [], "word_counts [] needs one count >= 0 per core, at least one core"),
+    ({"word_counts": [-1, 2]}, [HALT], "word_counts [-1, 2] needs one count >= 0 per core"),
+    ({"word_counts": [1], "target": 5}, [HALT], "corrupted: target 5 is not a string"),
+    ({"word_counts": [1], "source": []}, [HALT], "corrupted: source [] is not a string"),
+    ({"word_counts": [1], "tensors": {"A": {"dram": -5, "shape": [4], "dtype": "int8"}}},
+     [HALT], "tensor 'A' at dram=-5 with shape [4]; a tensor needs an address >= 0"),
+    ({"word_counts": [1], "tensors": {"A": {"dram": 0, "shape": [4, 0], "dtype": "int8"}}},
+     [HALT], "tensor 'A' at dram=0 with shape [4, 0]"),
+    ({"word_counts": [1], "tensors": {"A": {"dram": 0, "shape": ["4"], "dtype": "int8"}}},
+     [HALT], "shape ['4']; a tensor needs an address >= 0 and positive integer dimensions"),
+    ({"word_counts": [1], "tensors": {"A": {"dram": 0, "shape": [], "dtype": "int8"}}},
+     [HALT], "tensor 'A' at dram=0 with shape []"),
+])
+def test_crafted_metadata_is_refused(meta, words, part):
+    assert part in refuse(with_meta(meta, words))
+
+
+def test_crafted_metadata_helper_builds_a_loadable_file():
+    prog = Program.from_bytes(with_meta({"word_counts": [1], "target": "npu-tiny"}, [HALT]))
+    assert prog.target == "npu-tiny" and prog.instructions(0)[0].mnemonic == "halt"
