@@ -16,6 +16,9 @@ _OPTION_RE = re.compile(r"^--?([A-Za-z][\w-]*)=(.*)$")
 
 def _resolve(name: str) -> tuple:
     """A kind name or a tag name -> (kind, tag or None)."""
+    if not isinstance(name, str):
+        raise TargetError(f"a target kind or tag is a name such as 'npu' or 'npu-edge', "
+                          f"not {name!r} ({type(name).__name__})")
     if name in TARGET_TAGS:
         tag = TARGET_TAGS[name]
         return get_target_kind(tag.kind), tag

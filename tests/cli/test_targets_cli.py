@@ -86,6 +86,7 @@ def test_tag_with_overrides_keeps_the_tag(capsys):
     (["npu-tinny"], "npusim: error: unknown target kind 'npu-tinny'"),
     (["npu", "array=8x8"], "npusim: error: malformed target option 'array=8x8'"),
     (["{not json"], "npusim: error: target '{not json' is not valid JSON"),
+    (['{"kind": 5}'], "npusim: error: a target kind or tag is a name such as 'npu'"),
 ])
 def test_bad_targets_are_one_line_errors(capsys, argv, message):
     code, out, err = run(capsys, "targets", *argv)

@@ -110,6 +110,15 @@ def test_unknown_kind_and_tag():
         get_tag("gpu-a10")
 
 
+@pytest.mark.parametrize("build", [lambda: Target.from_dict({"kind": 5}),
+                                   lambda: Target.from_dict({"tag": ["npu-edge"]}),
+                                   lambda: Target(None)])
+def test_kind_or_tag_that_is_not_a_name(build):
+    with pytest.raises(TargetError, match="a target kind or tag is a name such as 'npu' or "
+                                          r"'npu-edge', not (5 \(int|\['npu-edge'\] \(list|None)"):
+        build()
+
+
 @pytest.mark.parametrize("text,message", [
     ("npu -array=64x64",
      "npu attribute 'array' value '64x64' out of range: rows 1..32 (npu-server has 32x32)"),
