@@ -184,16 +184,16 @@ def test_openmp_target_bit_exact(cpu_zoo):
 
 
 def test_vector_width_sizes_channel_blocks(cpu_zoo):
-    """Channel blocks are two vectors of int32 accumulators: 16 lanes at 256 bits, 32 at 512."""
+    """int8 channel blocks are one vector of int8 weights: 32 lanes at 256 bits, 64 at 512."""
     from compiler.backends.cpu.renderer import CRenderer
-    q = cpu_zoo["small_cnn"].prepared.module
+    q = cpu_zoo["resnet18"].prepared.module
     for bits in (256, 512):
         t = Target.create(f"cpu-host -vector-bits={bits}")
         p = prepare(q, t, CRenderer(t))
         convs = [k for k in emit(p, CRenderer(t)).kernels if k.note.startswith("conv")]
-        assert [k.tile.cb for k in convs] == [min(2 * bits // 32, k.geom.cout) for k in convs]
-        wide = [k for k in convs if k.geom.cout >= 32]
-        assert wide and f"co < {2 * bits // 32}" in CRenderer(t).render(wide, "x")
+        assert [k.tile.cb for k in convs] == [min(bits // 8, k.geom.cout) for k in convs]
+        wide = [k for k in convs if k.geom.cout >= bits // 8]
+        assert wide and f"co < {bits // 8}" in CRenderer(t).render(wide, "x")
 
 
 def test_helpers_match_isa_semantics(tmp_path):

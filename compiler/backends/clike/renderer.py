@@ -201,8 +201,8 @@ class Renderer:
               f"{g.ow});",
               f"const {wt} *wp = {k.w} + {k.w_index('ky', 'kx', '0', 'c0')};",
               "int ox = ox_lo;"]
-        kx += block(f"for (; ox + {px} <= ox_hi; ox += {px})", pixels(px))
-        if px > 1:
-            kx += block("for (; ox < ox_hi; ox++)", pixels(1))
+        while px >= 1:  # the tail of the row in halving blocks: 7 columns go 4 + 2 + 1
+            kx += block(f"for (; ox + {px} <= ox_hi; ox += {px})", pixels(px))
+            px //= 2
         return loop("oy", "r1", keep + loop("ky", g.kh, iy + keep + loop("kx", g.kw, kx)),
                     start="r0")
