@@ -74,7 +74,7 @@ def _run(args) -> int:
     from npusim.runtime.loader import read_program
 
     program = read_program(args.program)
-    target = _target(args.target or program.target, args.program)
+    target = _target(args.target or program.target, args.program, bool(args.target))
     if program.target is None and args.target and args.program.endswith(".s"):
         program = read_program(args.program, target=args.target)  # check operands against -t
     if program.target:
@@ -112,7 +112,8 @@ def _run(args) -> int:
     return 0
 
 
-def _target(text, program: str):
+def _target(text, program: str, from_option: bool):
+    """The Target of -t (when given) or of the program, named so in errors."""
     from isa.target import Target, TargetError
     if not text:
         raise UsageError(f"{program} names no target (no .target line); pass -t, "
@@ -120,7 +121,8 @@ def _target(text, program: str):
     try:
         return Target.create(text)
     except TargetError as e:
-        raise UsageError(f"-t {text!r}: {e}") from None
+        where = f"-t {text!r}" if from_option else f"{program}: its target {text!r} is invalid"
+        raise UsageError(f"{where}: {e}") from None
 
 
 def _pair(text: str, flag: str) -> tuple:
@@ -131,10 +133,16 @@ def _pair(text: str, flag: str) -> tuple:
 
 
 def _load_input(path: str, slot) -> np.ndarray:
+    where = f"--input {slot.name}={path}: cannot read a .npy array"
     try:
         arr = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as e:
-        raise UsageError(f"--input {slot.name}={path}: cannot read a .npy array ({e})") from None
+    except OSError as e:
+        raise UsageError(f"{where}: {e.strerror or e}") from None
+    except ValueError:  # numpy blames pickling for any file that is not .npy: say what it is
+        raise UsageError(f"{where}: not a .npy file of numbers; write one with "
+                         "numpy.save") from None
+    if not isinstance(arr, np.ndarray):  # an .npz archive loads as a mapping of arrays
+        raise UsageError(f"{where}: it is an .npz archive; save the one array with numpy.save")
     want = f"{slot.dtype.name}[{','.join(map(str, slot.shape))}]"
     got = f"{arr.dtype.name}[{','.join(map(str, arr.shape))}]"
     if arr.shape != slot.shape:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from isa.checks import target_name
-from isa.target import Target
+from isa.target import Target, TargetError
 
 from npusim.runtime.errors import ProgramError
 
@@ -26,7 +26,12 @@ def _show(target: Target, key: str) -> str:
 
 def check_compatible(program_target, device_target, what: str = "program") -> None:
     """Raise ProgramError naming each attribute that makes the binary illegal on the device."""
-    prog, dev = Target.create(program_target), Target.create(device_target)
+    try:
+        prog = Target.create(program_target)
+    except TargetError as e:
+        raise ProgramError(f"{what}: its target {str(program_target)!r} is invalid: {e}") \
+            from None
+    dev = Target.create(device_target)
     if prog.kind != dev.kind:
         raise ProgramError(f"{what} was built for target kind '{prog.kind}' ({_name(prog)}) but "
                            f"the device's kind is '{dev.kind}' ({_name(dev)})")

@@ -150,6 +150,28 @@ def test_input_shape_and_dtype_mismatch(capsys, tmp_path):
     assert "int64[16,16] with values that do not fit tensor 'W' (int8[16,16])" in err
 
 
+def test_input_files_that_are_not_one_npy_array(capsys, tmp_path):
+    np.savez(tmp_path / "a.npz", A=np.zeros((16, 16), np.int8))
+    (tmp_path / "a.txt").write_text("1 2 3\n")
+    np.save(tmp_path / "obj.npy", np.array([{}], dtype=object), allow_pickle=True)
+    for name, part in [("a.npz", "it is an .npz archive; save the one array with numpy.save"),
+                       ("a.txt", "not a .npy file of numbers; write one with numpy.save"),
+                       ("obj.npy", "not a .npy file of numbers")]:
+        code, _, err = run(capsys, "sim", GEMM, "--input", f"A={tmp_path / name}")
+        assert code == 2 and part in one_line_error(err), err
+
+
+def test_a_program_whose_target_is_unknown(capsys, tmp_path):
+    from isa import encode_fields
+    from isa.asm import Program
+    path = tmp_path / "p.bin"
+    Program(cores=[[encode_fields("halt")]], target="npx -foo=1").save(path)
+    for extra in ([], ["-t", "npu-edge"]):  # with -t the program's target is still checked
+        code, _, err = run(capsys, "sim", path, *extra)
+        assert code == 2 and one_line_error(err).startswith(
+            f"npusim: error: {path}: its target 'npx -foo=1' is invalid: unknown target kind")
+
+
 def test_missing_program_and_assembly_errors(capsys, tmp_path):
     code, _, err = run(capsys, "sim", tmp_path / "nope.bin")
     assert code == 2 and "cannot read program" in one_line_error(err)
