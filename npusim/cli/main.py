@@ -19,9 +19,18 @@ SUBCOMMANDS = {
 }
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with command-line mistakes reported as one `npusim: error:` line, exit 2."""
+
+    def error(self, message: str):
+        command = self.prog.removeprefix("npusim").strip()
+        where = f"{command}: " if command else ""
+        self.exit(2, f"npusim: error: {where}{message}; see '{self.prog} --help'\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="npusim", description="NPU hardware/software co-design simulator.")
+    # Subparsers are built with the parent's class, so every subcommand reports alike.
+    parser = _Parser(prog="npusim", description="NPU hardware/software co-design simulator.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     registered = set()
