@@ -108,22 +108,33 @@ module systolic_array #(
         end
     endgenerate
 
-    // ---- the PE grid: a flows right, partial sums flow down, weights shift down when loading
-    /* verilator lint_off UNUSEDSIGNAL */  // the last column's a and the bottom row's w go nowhere
-    wire [8*R*C-1:0]  a_h;
-    wire [8*R*C-1:0]  w_q;
-    /* verilator lint_on UNUSEDSIGNAL */
-    wire [32*R*C-1:0] p_v;
+    // ---- the PE grid: a flows right, partial sums flow down, weights shift down when loading.
+    // Each PE's outputs are nets of its own generate block (not a wide bus or a net array),
+    // so an event simulator wakes only the PE's two neighbours when they change.
     generate
         for (r = 0; r < R; r = r + 1) begin : g_row
             for (c = 0; c < C; c = c + 1) begin : g_col
-                wire [7:0]  a_in = (c == 0) ? a_skew[8*r +: 8] : a_h[8*(r*C+c-1) +: 8];
-                wire [7:0]  w_in = (r == 0) ? w_data[8*c +: 8] : w_q[8*((r-1)*C+c) +: 8];
-                wire [31:0] p_in = (r == 0) ? 32'd0 : p_v[32*((r-1)*C+c) +: 32];
+                wire [7:0]  a_in, w_in;
+                wire [31:0] p_in;
+                /* verilator lint_off UNUSEDSIGNAL */  // last column's a, bottom row's w: no reader
+                wire [7:0]  a_out, w_out;
+                /* verilator lint_on UNUSEDSIGNAL */
+                wire [31:0] p_out;
+                if (c == 0) begin : g_left
+                    assign a_in = a_skew[8*r +: 8];
+                end else begin : g_inner
+                    assign a_in = g_row[r].g_col[c-1].a_out;
+                end
+                if (r == 0) begin : g_top
+                    assign w_in = w_data[8*c +: 8];
+                    assign p_in = 32'd0;
+                end else begin : g_below
+                    assign w_in = g_row[r-1].g_col[c].w_out;
+                    assign p_in = g_row[r-1].g_col[c].p_out;
+                end
                 systolic_pe u_pe (
-                    .clk(clk), .rst(rst), .w_shift(w_req), .w_in(w_in), .w(w_q[8*(r*C+c) +: 8]),
-                    .a_in(a_in), .a_out(a_h[8*(r*C+c) +: 8]),
-                    .p_in(p_in), .p_out(p_v[32*(r*C+c) +: 32]));
+                    .clk(clk), .rst(rst), .w_shift(w_req), .w_in(w_in), .w(w_out),
+                    .a_in(a_in), .a_out(a_out), .p_in(p_in), .p_out(p_out));
             end
         end
     endgenerate
@@ -131,7 +142,7 @@ module systolic_array #(
     // ---- output de-skew: column c waits C-1-c cycles so a row leaves all at once
     generate
         for (c = 0; c < C; c = c + 1) begin : g_deskew
-            wire [31:0] bottom = p_v[32*((R-1)*C+c) +: 32];
+            wire [31:0] bottom = g_row[R-1].g_col[c].p_out;
             localparam integer D = C - 1 - c;
             if (D == 0) begin : g_direct
                 assign out_data[32*c +: 32] = bottom;

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -21,6 +20,7 @@ SOURCES = {
     "dma": ["dma_engine.v", "dma_addr_gen.v", "dma_pad_gen.v", "dram_model.v"],
 }
 COMMON = ["npu_buffers.v", "buffer_mem.v"]
+TB_COMMON = ["tb_probe.v"]
 DRAM_BYTES = 64 * 1024  # the DRAM model's size in simulation (the Target's is far larger)
 
 
@@ -34,8 +34,10 @@ def build_dir(unit: str, target: str) -> Path:
     return BUILD / f"{unit}-{target.replace(' ', '_')}"
 
 
-def run_unit(unit: str, target: str = "npu-tiny", testcase=None, seed: int = 2024) -> Path:
+def run_unit(unit: str, target: str = "npu-tiny", testcase=None, seed: int = 2024,
+             env: dict | None = None) -> Path:
     """Build tb_<unit> for `target`, run the cocotb tests of cocotb_<unit>; return the build dir.
+    `env` adds simulator environment (e.g. {"COCOTB_ENABLE_PROFILING": "1"}).
 
     Fails with the simulator's summary when any cocotb test fails."""
     require_icarus()
@@ -46,12 +48,14 @@ def run_unit(unit: str, target: str = "npu-tiny", testcase=None, seed: int = 202
     agreement = out / "agreement.csv"
     agreement.unlink(missing_ok=True)
     runner = get_runner("icarus")
-    runner.build(sources=[HDL / f"tb_{unit}.v"] + [RTL / s for s in SOURCES[unit] + COMMON],
+    runner.build(sources=[HDL / f"tb_{unit}.v"] + [HDL / s for s in TB_COMMON]
+                 + [RTL / s for s in SOURCES[unit] + COMMON],
                  includes=[RTL], hdl_toplevel=f"tb_{unit}", parameters=params, build_dir=out,
                  timescale=("1ns", "1ps"), build_args=["-g2005", "-Wall"])
-    env = {"PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    # the simulator's Python gets this process's sys.path (cocotb's runner), so rtl_tests
+    # imports there as it does here: run from the repository root, e.g. through pytest
     results = runner.test(hdl_toplevel=f"tb_{unit}", test_module=f"rtl_tests.cocotb_{unit}",
-                          testcase=testcase, build_dir=out, test_dir=out, extra_env=env,
+                          testcase=testcase, build_dir=out, test_dir=out, extra_env=env or {},
                           plusargs=[f"+target={target}", f"+seed={seed}",
                                     f"+dram_bytes={DRAM_BYTES}", f"+agreement={agreement}"])
     total, failed = get_results(results)

@@ -1,7 +1,14 @@
-"""pytest entry: the matrix engine RTL vs npusim (cocotb on Icarus)."""
+"""pytest entry: the matrix engine RTL vs npusim (cocotb on Icarus), at several array shapes."""
+
+import pytest
 
 from rtl_tests.runner import run_unit
 
+# the tiny tag; a non-square array (catches rows/columns mix-ups); 8x8. Larger arrays simulate
+# slowly in Icarus (its cost grows with the square of the memory lanes): they are linted only.
+TARGETS = ["npu-tiny", "npu-tiny -array=6x3", "npu-tiny -array=8x8"]
 
-def test_matrix_engine_matches_model_npu_tiny():
-    run_unit("matrix", "npu-tiny")
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_matrix_engine_matches_model(target):
+    run_unit("matrix", target)

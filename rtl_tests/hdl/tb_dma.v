@@ -51,5 +51,10 @@ module tb_dma #(
                   .OBUF_DEPTH(OBUF_DEPTH), .AW(AW), .NRD(BW), .NWR(NWR)) u_bufs (
         .clk(clk), .rd_sel({BW{sel}}), .rd_addr(r_addr), .rd_data(r_data),
         .wr_sel({NWR{sel}}), .wr_en(w_en), .wr_addr(w_addr), .wr_data(w_data), .wr_be(w_be));
+
+    /* verilator lint_off PINCONNECTEMPTY */  // the cocotb monitor reads the probe's registers
+    tb_probe u_probe (.clk(clk), .rst(rst), .take(start && ready), .done(done),
+                      .cycle(), .n_take(), .take_cycle(), .n_done(), .done_cycle());
+    /* verilator lint_on PINCONNECTEMPTY */
 endmodule
 `default_nettype wire

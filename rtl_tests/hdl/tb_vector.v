@@ -39,5 +39,10 @@ module tb_vector #(
         .rd_data({c_data, b_data, a_data}),
         .wr_sel({L{w_sel}}), .wr_en(w_en), .wr_addr(w_addr), .wr_data(w_data),
         .wr_be({L{4'hF}}));
+
+    /* verilator lint_off PINCONNECTEMPTY */  // the cocotb monitor reads the probe's registers
+    tb_probe u_probe (.clk(clk), .rst(rst), .take(start && ready), .done(done),
+                      .cycle(), .n_take(), .take_cycle(), .n_done(), .done_cycle());
+    /* verilator lint_on PINCONNECTEMPTY */
 endmodule
 `default_nettype wire

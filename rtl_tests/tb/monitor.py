@@ -1,4 +1,4 @@
-"""Monitor: timestamps every instruction a unit takes (start && ready) and finishes (done)."""
+"""Monitor: the cycles from start (taken) to done of every instruction, from the tb_probe."""
 
 from __future__ import annotations
 
@@ -6,45 +6,45 @@ from collections import deque
 
 import cocotb
 from cocotb.queue import Queue
-from cocotb.triggers import FallingEdge, NextTimeStep, ReadOnly, RisingEdge
+from cocotb.triggers import NextTimeStep, ReadOnly, ValueChange
 
 
 class CycleMonitor:
-    """Counts rising edges; an instruction's cycles are done_edge - start_edge.
-
-    Signals are sampled once settled after each falling edge: the values the next rising edge
-    samples. done is checked before start so a back-to-back issue pairs correctly."""
+    """An instruction's cycles are done_edge - start_edge, both rising-edge indices recorded
+    in HDL by tb_probe; Python wakes only when an instruction is taken or finishes."""
 
     def __init__(self, dut):
-        self.dut = dut
-        self.cycle = 0
+        self.probe = dut.u_probe
         self._open: deque[int] = deque()
         self.completed: Queue = Queue()
-        self._task = cocotb.start_soon(self._run())
+        self._tasks = [cocotb.start_soon(self._takes()), cocotb.start_soon(self._dones())]
 
-    async def _run(self) -> None:
-        dut = self.dut
+    @property
+    def cycle(self) -> int:
+        return int(self.probe.cycle.value)
+
+    async def _takes(self) -> None:
         while True:
-            await FallingEdge(dut.clk)
-            await ReadOnly()  # after the driver's writes of this edge have settled
-            self.cycle += 1
-            if int(dut.done.value):
-                if not self._open:
-                    raise AssertionError(f"done at cycle {self.cycle} with no instruction in flight")
-                begun = self._open.popleft()
-                self.completed.put_nowait((begun, self.cycle))
-            if int(dut.start.value) and int(dut.ready.value):
-                self._open.append(self.cycle)
+            await ValueChange(self.probe.n_take)
+            await ReadOnly()
+            self._open.append(int(self.probe.take_cycle.value))
+
+    async def _dones(self) -> None:
+        while True:
+            await ValueChange(self.probe.n_done)
+            await ReadOnly()
+            ended = int(self.probe.done_cycle.value)
+            if not self._open:
+                raise AssertionError(f"done at cycle {ended} with no instruction in flight")
+            self.completed.put_nowait((self._open.popleft(), ended))
 
     async def next_cycles(self) -> int:
-        """Cycles from start to done of the next instruction to finish; returns once the done
-        edge (where the last results are written) has been applied."""
+        """Cycles from start to done of the next instruction to finish; returns after the
+        done edge, when the instruction's last results are in the memories."""
         begun, ended = await self.completed.get()
-        if self.cycle == ended:  # still before the done edge
-            await RisingEdge(self.dut.clk)
-            await ReadOnly()
         await NextTimeStep()  # leave the read-only phase: the caller may write memories
         return ended - begun
 
     def stop(self) -> None:
-        self._task.cancel()
+        for task in self._tasks:
+            task.cancel()
