@@ -1,6 +1,7 @@
 """SimResult counters, energy, utilization, JSON and Chrome trace on hand-worked programs."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -49,6 +50,14 @@ def test_json_is_serializable_and_complete():
                 "sim_wall_s"):
         assert key in data
     assert json.loads(json.dumps(data))["units"]["core0.matrix"]["stall_token"] == 15
+
+
+def test_every_reported_counter_is_documented():
+    doc = (Path(__file__).parents[2] / "docs" / "counters.md").read_text()
+    res = simulate(GEMM_PROG, "npu-tiny")
+    names = [*res.to_json(), *res.units["core0.dma0"], *res.energy_pj, *res.dram_bytes,
+             *res.trace.columns]
+    assert [n for n in names if f"`{n}`" not in doc] == []
 
 
 def test_chrome_trace_has_a_track_per_core_and_unit(tmp_path):
