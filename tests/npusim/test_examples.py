@@ -23,15 +23,26 @@ def requant_table(channels):
     return np.stack([mult, shift], axis=1).astype(np.int32)
 
 
-def requant(acc, table, relu=False):
-    """Plain numpy: round half up of acc * mult >> shift, per output channel, then sat8."""
+def requant(acc, table, relu=False, zp=0):
+    """Plain numpy: round half up of acc * mult >> shift, per output channel, + zp, then sat8."""
     mult, shift = table[:, 0].astype(np.int64), table[:, 1].astype(np.int64)
-    y = (acc.astype(np.int64) * mult + (1 << (shift - 1))) >> shift
-    return np.clip(np.maximum(y, 0) if relu else y, -128, 127).astype(np.int8)
+    y = ((acc.astype(np.int64) * mult + (1 << (shift - 1))) >> shift) + zp
+    return np.clip(np.maximum(y, zp) if relu else y, -128, 127).astype(np.int8)
 
 
 def matmul(a, w):
     return a.astype(np.int64) @ w.astype(np.int64)
+
+
+def conv(x, w, stride=(1, 1), dilation=(1, 1), pads=(0, 0, 0, 0)):
+    """Plain numpy conv2d: HWC x (kh, kw, cin, cout) -> int64; pads (top, left, bottom, right)."""
+    (kh, kw), (sh, sw), (dh, dw) = w.shape[:2], stride, dilation
+    xp = np.pad(x.astype(np.int64), ((pads[0], pads[2]), (pads[1], pads[3]), (0, 0)))
+    oh = (xp.shape[0] - dh * (kh - 1) - 1) // sh + 1
+    ow = (xp.shape[1] - dw * (kw - 1) - 1) // sw + 1
+    return sum(np.einsum("hwc,co->hwo", xp[i * dh:i * dh + (oh - 1) * sh + 1:sh,
+                                            j * dw:j * dw + (ow - 1) * sw + 1:sw],
+                         w[i, j].astype(np.int64)) for i in range(kh) for j in range(kw))
 
 
 def run(name, inputs, **kw):
@@ -53,10 +64,7 @@ def test_conv_requant_relu_matches_numpy():
     bias = rng.integers(-5000, 5000, 16).astype(np.int32)
     rq = requant_table(16)
     res = run("conv_requant_relu.s", dict(X=x, Wt=wt, B=bias, RQ=rq))
-    xp = np.pad(x.astype(np.int64), ((1, 1), (1, 1), (0, 0)))
-    acc = sum(np.einsum("hwc,co->hwo", xp[i:i + 8, j:j + 8], wt[i, j].astype(np.int64))
-              for i in range(3) for j in range(3))
-    expected = requant(acc + bias, rq, relu=True)
+    expected = requant(conv(x, wt, pads=(1, 1, 1, 1)) + bias, rq, relu=True)
     assert np.array_equal(res.output("Y"), expected)
     assert res.macs == 8 * 8 * 9 * 16 * 16
 
@@ -75,6 +83,67 @@ def test_two_core_barrier_sums_split_k_and_contends_for_dram():
     # Both cores load at the same time through the one DRAM port: someone waited for it.
     assert res.units["core0.dma0"]["stall_dram"] + res.units["core1.dma0"]["stall_dram"] > 0
     assert res.units["core0.dispatch"]["stall_barrier"] > 0
+
+
+# ---- the npu-tiny programs (also run on the RTL core by rtl_tests), against plain numpy
+
+def test_tiny_gemm_requant_matches_numpy():
+    a, w, rq = int8(8, 4), int8(4, 4), requant_table(4)
+    res = run("tiny_gemm_requant.s", dict(A=a, W=w, RQ=rq))
+    assert np.array_equal(res.output("C"), requant(matmul(a, w), rq, zp=-3))
+
+
+def test_tiny_conv_matches_numpy():
+    x, wt = int8(5, 5, 6), int8(3, 3, 6, 4)
+    bias = rng.integers(-2000, 2000, 4).astype(np.int32)
+    rq = requant_table(4)
+    res = run("tiny_conv.s", dict(X=x, Wt=wt, B=bias, RQ=rq))
+    assert np.array_equal(res.output("Y"),
+                          requant(conv(x, wt, pads=(1, 1, 1, 1)) + bias, rq, relu=True))
+
+
+def test_tiny_conv_strided_matches_numpy():
+    x, wa, wb = int8(7, 7, 3), int8(2, 3, 3, 4), int8(1, 1, 3, 4)
+    res = run("tiny_conv_strided.s", dict(X=x, Wa=wa, Wb=wb))
+    first = conv(x, wa, stride=(2, 1), dilation=(2, 1), pads=(1, 0, 0, 2))
+    second = conv(x, wb, stride=(2, 1))
+    assert first.shape == (3, 7, 4) and second.shape == (4, 7, 4)
+    assert np.array_equal(res.output("Z"), (first + second[:3]).astype(np.int32))
+
+
+def test_tiny_pool_matches_numpy():
+    x = int8(6, 6, 6)
+    res = run("tiny_pool.s", dict(X=x))
+    xp = np.pad(x.astype(np.int64), ((1, 1), (1, 1), (0, 0)), constant_values=-1000)
+    maxed = np.array([[xp[2 * i:2 * i + 3, 2 * j:2 * j + 3].max(axis=(0, 1)) for j in range(3)]
+                      for i in range(3)])
+    summed = x.astype(np.int64).reshape(3, 2, 3, 2, 6).sum(axis=(1, 3))
+    assert np.array_equal(res.output("Y"), maxed.astype(np.int8))
+    assert np.array_equal(res.output("S"), np.clip(summed, -128, 127).astype(np.int8))
+    assert (np.abs(summed) > 127).any()  # saturation was exercised
+
+
+def test_tiny_shared_semaphore_matches_numpy():
+    x, w = int8(4, 4), int8(4, 4)
+    res = run("tiny_shared_semaphore.s", dict(X=x, W=w))
+    assert np.array_equal(res.output("Y"), x)
+    assert np.array_equal(res.output("Z"), matmul(x, w).astype(np.int32))
+    # the vector unit waited first, so the first signal released it, not the matrix unit
+    t = res.trace.set_index("mnemonic")
+    assert t.loc["vcopy", "start"] < t.loc["gemm", "start"]
+
+
+def test_tiny_double_buffered_matches_numpy():
+    a, w = int8(16, 4), int8(4, 4)
+    res = run("tiny_double_buffered.s", dict(A=a, W=w))
+    assert np.array_equal(res.output("C"), matmul(a, w).astype(np.int32))
+
+
+def test_every_example_has_a_numpy_check():
+    checked = {name.removeprefix("test_").removesuffix("_matches_numpy")
+               for name in globals() if name.endswith("_matches_numpy")}
+    checked |= {"two_core_barrier", "gemm_double_buffered", "gemm_serialized"}
+    assert {p.stem for p in EXAMPLES} <= checked
 
 
 def overlap(df, unit_a, unit_b):
