@@ -45,8 +45,13 @@ class Epilogue:
         else:
             if self.act != "none":
                 ops.append("vrelu" if self.act == "relu" else "vclip")
-        if self.residual:
-            ops += ["vmul", "vmul", "vadd", "vshr"] if self.quantized else ["vadd"]
+        if self.residual and self.quantized:
+            ops += ["vmul", "vmul", "vadd"]
+            # a ReLU after the add rides on the shift: vrequant by (1, shift) with relu=1
+            ops += {"relu": ["vrequant"], "clip": ["vshr", "vclip"]}.get(self.post_act,
+                                                                        ["vshr"])
+        elif self.residual:
+            ops.append("vadd")
             if self.post_act != "none":
                 ops.append("vrelu" if self.post_act == "relu" else "vclip")
         if not self.quantized:
@@ -60,7 +65,7 @@ class Epilogue:
 
     def table_words(self, channels: int) -> int:
         """abuf words of the layer's constant tables: bias, (mult, shift) pairs, add mults."""
-        return channels + (2 * channels if self.quantized else 0) + (2 if self.residual else 0)
+        return channels + (2 * channels if self.quantized else 0) + (4 if self.residual else 0)
 
     def scratch_words(self, tile: int) -> int:
         """abuf words of the residual add's scratch (a product and two multiplier vectors)."""

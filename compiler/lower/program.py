@@ -30,6 +30,7 @@ ELTWISE = {"qnn.add": "add", "qnn.relu": "relu", "qnn.clip": "clip", "qnn.lut": 
            "qnn.multiply": "multiply", "add": "add", "nn.relu": "relu", "clip": "clip",
            "multiply": "multiply"}
 FLOAT_DTYPES = ("float32", "float16")
+SWAP_MARGIN = 0.9
 
 
 @dataclass(frozen=True)
@@ -240,7 +241,8 @@ class _Lowerer:
                                                 note=note, useful_macs=useful, sub=sub)])
         swapped = choose_tconv(geom, epi, self.hw, len(live_passes(w, self.hw.rows))) \
             if self.swap else None
-        if swapped is not None and swapped.est["cycles"] < best[0]:
+        # its estimate is the rougher one (DRAM round trips, tails): demand a clear win
+        if swapped is not None and swapped.est["cycles"] < SWAP_MARGIN * best[0]:
             wg = geom.w + geom.pads[1] + geom.pads[3]
             hg = geom.h + geom.pads[0] + geom.pads[2]
             grid, acc = f"{n.name}.grid", f"{n.name}.acc"

@@ -170,8 +170,14 @@ def choose_tconv(g: ConvGeom, epi: Epilogue, hw: Hw, passes: int | None = None
             dma = hw.dma_time(loads + 4 * nblk * tiles, nbytes)
             vector = tiles * nblk * epi.cycles(hw, n * m)
             start = hw.dma(grid.hg * grid.wg * g.cin * eb) * 2 + hw.dma(x_tap * eb) + \
-                hw.dma(w_tile * eb) + 3 * hw.dma(n * m * 4) + epi.cycles(hw, n * m)
-            total = max(matrix + 8 * passes * nblk * tiles, dma, vector) + start
+                hw.dma(w_tile * eb)
+            # after the last pass: each block's transpose round trip, epilogue and stores;
+            # the blocks' last passes (from resident weights) overlap all but the last one's
+            epi_block = 2 * hw.dma(n * m * 4) + epi.cycles(hw, n * m) + hw.dma(n * m * eb)
+            resident = (elems["ibuf"] - grid.hg * grid.wg * g.cin - 2 * w_tile) // (m * hw.rows)
+            hidden = min(passes - 1, max(0, resident)) * (hw.rows + m + hw.rows + hw.cols - 1)
+            tail = epi_block + (nblk - 1) * max(0, epi_block - hidden)
+            total = max(matrix + 8 * passes * nblk * tiles, dma, vector) + start + tail
             s = TConvSchedule(m, n, group, {"cycles": total, "matrix": matrix, "dma": dma,
                                             "vector": vector, "dram_bytes": nbytes,
                                             "instructions": passes * nblk * tiles})

@@ -47,8 +47,9 @@ def _act_int(kind: str, lo, hi) -> list:
 def _act_float(var: str, kind: str, lo, hi) -> list:
     if kind == "relu":
         return [f"{var} = {var} > 0.0f ? {var} : 0.0f;"]
-    if kind == "clip":  # np.clip: min(max(v, lo), hi)
-        return [f"{var} = fminf(fmaxf({var}, {flit(lo)}), {flit(hi)});"]
+    if kind == "clip":  # np.clip: min(max(v, lo), hi), NaN stays NaN; compares vectorize,
+        lo, hi = flit(lo), flit(hi)  # fminf/fmaxf calls do not
+        return [f"{var} = {var} < {lo} ? {lo} : {var};", f"{var} = {var} > {hi} ? {hi} : {var};"]
     return []
 
 

@@ -55,3 +55,18 @@ def emit(prepared, renderer, name: str | None = None) -> Program:
     kernels = [k for i, layer in enumerate(lowered.layers) for k in builder.build(i, layer)]
     name = name or lowered.name or "model"
     return Program(name, renderer.render(kernels, name), kernels, layout, prepared, renderer)
+
+
+def manifest(program, target, command) -> dict:
+    """What a saved program needs to be called: arena size, tensors, kernels, how it was built."""
+    p, lay = program.prepared, program.layout
+
+    def tensor(t) -> dict:
+        return {"name": t.name, "model_name": t.model_name, "offset": lay.tensor(t.name),
+                "shape": list(t.shape), "dtype": t.dtype}
+    return {"model": program.name, "target": str(target), "backend": program.renderer.name,
+            "dtype": p.dtype, "arena_bytes": lay.arena_bytes, "constant_bytes": lay.const_bytes,
+            "inputs": [tensor(t) for t in p.inputs], "outputs": [tensor(t) for t in p.outputs],
+            "command": command,
+            "kernels": [{"name": k.name, "layer": k.layer, "flops": k.flops, "bytes": k.nbytes}
+                        for k in program.kernels]}

@@ -37,8 +37,7 @@ class Renderer:
     pixel_block = 4         # output pixels whose accumulators a dense conv keeps in registers
     code_for_op = {
         "load": lambda buf, idx: f"{buf}[{idx}]",
-        "fmax": lambda a, b: f"fmaxf({a}, {b})",
-        "fmin": lambda a, b: f"fminf({a}, {b})",
+        "fmax": lambda a, b: f"({a} > {b} ? {a} : {b})",   # vectorizes; fmaxf() does not
     }
 
     def __init__(self, target):
@@ -123,6 +122,17 @@ class Renderer:
             [f"const int cb = c0 + {t.cb} < {g.cout} ? {t.cb} : {g.cout} - c0;"]
         rows = [f"const int r1 = r0 + {t.rows};"] if g.oh % t.rows == 0 else \
             [f"const int r1 = r0 + {t.rows} < {g.oh} ? r0 + {t.rows} : {g.oh};"]
+        epi = [line.format(acc="a[co]", idx=f"m * {g.cout} + c0 + co", co="c0 + co")
+               for line in k.epilogue]
+        if (g.kh, g.kw, g.groups) == (1, 1, 1) and t.cin_slice >= g.cin and not sqj:
+            # one tap, one slice: the registers hold finished sums, so the epilogue reads them
+            # there (no accumulator tile to zero, spill and read back)
+            mac = self._gemm_mac(k, acc_t, stride, "cb" if cb else t.cb, direct=True)
+            body = rows + loop("c0", g.cout, cb + [f"const int q0 = 0, q1 = {g.cin};"] + mac,
+                               step=t.cb)
+            return block(self.signature(k), loop("n", g.n, loop("r0", g.oh, body,
+                                                                step=t.rows),
+                                                 pragma=self.pragma(2)))
         mac = self._gemm_mac(k, acc_t, stride, "cb" if cb else t.cb)
         if g.groups == 1:
             q1 = [f"const int q1 = q0 + {t.cin_slice};"] if g.cin % t.cin_slice == 0 else \
@@ -130,8 +140,6 @@ class Renderer:
             slices = lambda body: loop("q0", g.cin, q1 + body, step=t.cin_slice)  # noqa: E731
         else:  # a group's whole input range is one slice
             slices = lambda body: body  # noqa: E731
-        epi = [line.format(acc="a[co]", idx=f"m * {g.cout} + c0 + co", co="c0 + co")
-               for line in k.epilogue]
         simd = [self.simd_pragma] if self.simd_pragma else []
         store = loop("p", f"(r1 - r0) * {g.ow}",
                      [f"const long m = ((long)n * {g.oh} + r0) * {g.ow} + p;",
@@ -154,7 +162,7 @@ class Renderer:
                 step=t.rows), pragma=self.pragma(2))
         return block(self.signature(k), nest)
 
-    def _gemm_mac(self, k: GemmKernel, acc_t: str, stride: int, cb) -> list:
+    def _gemm_mac(self, k: GemmKernel, acc_t: str, stride: int, cb, direct=False) -> list:
         """Accumulate input slice [q0, q1) of block c0 into the tile (rows r0..r1). Dense
         convs: per kernel tap, the output columns whose input is inside the image, in blocks
         of `pixel_block` pixels whose accumulators stay in registers over the slice."""
@@ -182,18 +190,24 @@ class Renderer:
         ncb = cb if isinstance(cb, int) else k.tile.cb
 
         def pixels(n: int) -> list:
-            """n pixels from column ox: registers r[n][cb] over the slice, then into acc."""
+            """n pixels from column ox: registers r[n][cb] over the slice, then added into
+            the accumulator tile, or (direct) through the epilogue into y."""
+            x0 = k.x_index("n", "iy", f"ox * {g.sw} - {g.pads[1]} + kx * {g.dw}", "0")
             xv = [f"const {acc_t} xv{p} = {self.op('load', 'xp', f'{p * pstep} + ci')};"
                   for p in range(n)]
             fma = [line for p in range(n) for line in
                    simd + loop("co", cb, [f"r[{p}][co] += xv{p} * wr[co];"])]
-            spill = [line for p in range(n) for line in
-                     simd + loop("co", cb, [f"a[{p * stride} + co] += r[{p}][co];"])]
-            return [f"{acc_t} r[{n}][{ncb}] = {{{{0}}}};",
-                    f"const {xt} *xp = {k.x} + "
-                    f"{k.x_index('n', 'iy', f'ox * {g.sw} - {g.pads[1]} + kx * {g.dw}', '0')};"] \
+            head = [f"{acc_t} r[{n}][{ncb}] = {{{{0}}}};", f"const {xt} *xp = {k.x} + {x0};"] \
                 + loop("ci", "q1", [f"const {wt} *wr = wp + ci * {g.cout};"] + xv + fma,
-                       start="q0") + [f"{acc_t} *a = {acc_at};"] + spill
+                       start="q0")
+            if direct:
+                out = f"(((long)n * {g.oh} + oy) * {g.ow} + ox + {{p}}) * {g.cout} + c0 + co"
+                return head + [line for p in range(n) for line in simd + loop("co", cb, [
+                    e.format(acc=f"r[{p}][co]", co="c0 + co", idx=out.format(p=p))
+                    for e in k.epilogue])]
+            return head + [f"{acc_t} *a = {acc_at};"] + [
+                line for p in range(n) for line in
+                simd + loop("co", cb, [f"a[{p * stride} + co] += r[{p}][co];"])]
         kx = [f"const int lo = {g.pads[1]} - kx * {g.dw}, hi = {g.w - 1 + g.pads[1]} - kx * "
               f"{g.dw};",
               f"const int ox_lo = lo > 0 ? (lo + {g.sw - 1}) / {g.sw} : 0;",

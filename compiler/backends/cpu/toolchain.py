@@ -1,9 +1,8 @@
 """The system C compiler: flags from the Target, one shared library per distinct source
-(cached by content hash), loaded with ctypes."""
+(cached by content hash)."""
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import shutil
 import subprocess
@@ -60,10 +59,3 @@ def build_library(source: str, target, cc: str | None = None) -> tuple:
                             f"{' '.join(cmd)}\n{tail}")
     tmp.replace(lib)
     return lib, time.perf_counter() - t0, cmd
-
-
-def load(lib: Path) -> ctypes.CDLL:
-    dll = ctypes.CDLL(str(lib))
-    dll.npu_model_run.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
-    dll.npu_model_run.restype = None
-    return dll

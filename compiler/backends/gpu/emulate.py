@@ -70,9 +70,9 @@ class EmulatedCudaRenderer(CudaRenderer):
 
 
 def emulate(module):
-    """A CpuModule-like runner of `module`'s (a GpuModule's) kernels on the host CPU."""
+    """A HostModule running `module`'s (a GpuModule's) kernels on the host CPU."""
+    from ..clike.host import HostModule
     from ..clike.program import Program
-    from ..cpu.module import CpuModule
     prog = module.program
     renderer = EmulatedCudaRenderer(module.target)
     source = renderer.render(prog.kernels, prog.name)
@@ -91,6 +91,6 @@ def emulate(module):
             tail = "\n".join(proc.stderr.strip().splitlines()[-15:])
             raise CompilerError(f"emulating {prog.name}: {' '.join(cmd)} failed\n{tail}")
     emulated = Program(prog.name, source, prog.kernels, prog.layout, prog.prepared, renderer)
-    return CpuModule(emulated, module.target, lib, cmd, 0.0)
+    return HostModule(emulated, module.target, lib, cmd, 0.0)
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import roofline
-from ..cpu.module import manifest
+from ..clike.program import manifest
 from . import toolchain
 
 CACHE = Path(tempfile.gettempdir()) / "npusim-gpu-cache"

@@ -19,7 +19,8 @@ class EpilogueCode:
         if epi.quantized:
             parts.append(np.stack([epi.mult, epi.shift], axis=1).astype(np.int32).ravel())
         if epi.residual and epi.quantized:
-            parts.append(np.array([epi.lhs_mult, epi.rhs_mult], np.int32))
+            # the add multipliers, and (1, add_shift): vrequant by it is vshr with the ReLU
+            parts.append(np.array([epi.lhs_mult, epi.rhs_mult, 1, epi.add_shift], np.int32))
         table = np.concatenate([p.view(np.int32) if p.dtype == np.float32 else p
                                 for p in parts]).astype(np.int32)
         if not epi.quantized:
@@ -69,8 +70,14 @@ class EpilogueCode:
                            ("abuf", self.rm))
                     em.vec("vadd", ("abuf", acc + o), ("abuf", acc + o), n,
                            ("abuf", self.scratch))
-                    em.vec("vshr", ("obuf", out + o), ("abuf", acc + o), n, shift=e.add_shift)
-                self._act("obuf", out, length, e.post_act, e.post_lo, e.post_hi)
+                    if e.post_act == "relu":  # sat8(max(rs(s), 0)) in one pass, not two
+                        em.vec("vrequant", ("obuf", out + o), ("abuf", acc + o), n,
+                               ("abuf", self.mults + 2), src1_len=2, channels=1, relu=1)
+                    else:
+                        em.vec("vshr", ("obuf", out + o), ("abuf", acc + o), n,
+                               shift=e.add_shift)
+                if e.post_act != "relu":
+                    self._act("obuf", out, length, e.post_act, e.post_lo, e.post_hi)
             return
         self._act("abuf", acc, length, e.act, e.act_lo, e.act_hi)
         if e.residual:
