@@ -80,7 +80,7 @@ def check_instruction(instr: Instruction, target=None,
     only the target-independent rules (cfg register ownership and range) are checked.
     """
     spec = load_spec()
-    _check_cfg(instr, spec)
+    check_cfg(instr)
     if target is None:
         return
     if target.kind != "npu":
@@ -195,24 +195,36 @@ def _extents(instr: Instruction, regs: Mapping[str, int]) -> dict[str, tuple[int
     return {}
 
 
-def _out_hw(instr: Instruction, regs: Mapping[str, int], kind: str) -> tuple[int, int]:
-    f = instr.fields
-    dil = (regs["conv_dilation_h"], regs["conv_dilation_w"]) if kind == "conv" else (1, 1)
+def window_out_hw(kind: str, fields: Mapping[str, int],
+                  regs: Mapping[str, int]) -> tuple[int, int]:
+    """Output height and width of a conv or pool tile (kind "conv"/"pool") from its input size
+    fields and the unit's conv_*/pool_* registers; pooling has no dilation."""
     r = {k: regs[f"{kind}_{k}"] for k in ("kh", "kw", "stride_h", "stride_w", "pad_top",
                                           "pad_left", "pad_bottom", "pad_right")}
-    oh = conv_out_size(f["in_h"], r["kh"], r["stride_h"], r["pad_top"], r["pad_bottom"], dil[0])
-    ow = conv_out_size(f["in_w"], r["kw"], r["stride_w"], r["pad_left"], r["pad_right"], dil[1])
+    dil = (regs["conv_dilation_h"], regs["conv_dilation_w"]) if kind == "conv" else (1, 1)
+    return (conv_out_size(fields["in_h"], r["kh"], r["stride_h"], r["pad_top"], r["pad_bottom"],
+                          dil[0]),
+            conv_out_size(fields["in_w"], r["kw"], r["stride_w"], r["pad_left"], r["pad_right"],
+                          dil[1]))
+
+
+def _out_hw(instr: Instruction, regs: Mapping[str, int], kind: str) -> tuple[int, int]:
+    f = instr.fields
+    oh, ow = window_out_hw(kind, f, regs)
     if oh < 1 or ow < 1:
+        kh, kw = regs[f"{kind}_kh"], regs[f"{kind}_kw"]
         raise TargetCheckError(
             f"{instr.mnemonic}: output would be empty ({oh}x{ow}) for a {f['in_h']}x{f['in_w']} "
-            f"input with a {r['kh']}x{r['kw']} {kind} window; check the {kind}_* registers",
+            f"input with a {kh}x{kw} {kind} window; check the {kind}_* registers",
             "in_h", f["in_h"])
     return oh, ow
 
 
-def _check_cfg(instr: Instruction, spec) -> None:
+def check_cfg(instr: Instruction) -> None:
+    """A cfg must write a register of its unit's class with a value in the register's range."""
     if instr.mnemonic != "cfg":
         return
+    spec = load_spec()
     unit = spec.enums["unit"].names[instr.fields["unit"]]
     reg = spec.registers[spec.enums["reg"].names[instr.fields["reg"]]]
     if UNIT_CLASS[unit] != reg.unit:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import simpy
 
+from isa.checks import executing_unit, target_units
 from npusim.exec import CoreState
-from npusim.exec.state import unit_names
 from npusim.faults import IllegalInstructionError, SimulationFault
 from npusim.units import Dispatcher, DmaUnit, Unit
 
@@ -27,7 +27,7 @@ class Core:
         self.semaphores = [simpy.Container(self.env, capacity=SEMAPHORE_MAX, init=0)
                            for _ in range(self.target.semaphores)]
         self.units = {}
-        for name in unit_names(self.target):
+        for name in target_units(self.target):
             self.units[name] = (DmaUnit(self, name, system.port) if name.startswith("dma")
                                 else Unit(self, name))
         self.pending = 0          # dispatched to a unit, not yet finished
@@ -40,17 +40,13 @@ class Core:
         """(instr, unit or None for the dispatcher) from the spec's `unit` key, or the fault."""
         if isinstance(instr, SimulationFault):
             return instr
-        where = instr.spec.unit
-        if where == "dispatch":
+        name = executing_unit(instr)
+        if name == "dispatch":
             return instr, None
-        if where.startswith("field:"):
-            field = where[6:]
-            value = instr.fields[field]
-            name = f"dma{value}" if field == "chan" else self.state.unit_enum[value]
-        else:
-            name = where
         unit = self.units.get(name)
-        if unit is None:
+        if unit is None:  # only a unit named by a field (chan, unit) can be missing
+            field = instr.spec.unit.removeprefix("field:")
+            value = instr.fields[field]
             return IllegalInstructionError(
                 f"{field}={value} names unit {name}, which this Target does not have "
                 f"(dma-engines={self.target.dma_engines})",

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import ceil
 
-from isa.semantics import conv_out_size
+from isa.checks import window_out_hw
 
 REQUANT_EXTRA_STAGES = 2  # the 32x32 multiplier and the rounding adder of vrequant
 
@@ -83,11 +83,7 @@ def conv_passes(hw: HwParams, kh: int, kw: int, cin: int) -> list[int]:
 
 
 def conv_out_hw(fields: dict, regs: dict) -> tuple[int, int]:
-    oh = conv_out_size(fields["in_h"], regs["conv_kh"], regs["conv_stride_h"],
-                       regs["conv_pad_top"], regs["conv_pad_bottom"], regs["conv_dilation_h"])
-    ow = conv_out_size(fields["in_w"], regs["conv_kw"], regs["conv_stride_w"],
-                       regs["conv_pad_left"], regs["conv_pad_right"], regs["conv_dilation_w"])
-    return oh, ow
+    return window_out_hw("conv", fields, regs)
 
 
 def matrix_conv(hw: HwParams, fields: dict, regs: dict) -> int:
@@ -109,11 +105,7 @@ def vector_requant(hw: HwParams, length: int) -> int:
 
 
 def pool_out_hw(fields: dict, regs: dict) -> tuple[int, int]:
-    oh = conv_out_size(fields["in_h"], regs["pool_kh"], regs["pool_stride_h"],
-                       regs["pool_pad_top"], regs["pool_pad_bottom"], 1)
-    ow = conv_out_size(fields["in_w"], regs["pool_kw"], regs["pool_stride_w"],
-                       regs["pool_pad_left"], regs["pool_pad_right"], 1)
-    return oh, ow
+    return window_out_hw("pool", fields, regs)
 
 
 def vector_pool(hw: HwParams, fields: dict, regs: dict) -> int:

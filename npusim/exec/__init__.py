@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from isa.spec import load_spec
 from npusim.exec import control, dma, matrix, vector
-from npusim.exec.state import BUFFERS, CoreState, ExecInfo, unit_class, unit_names
+from npusim.exec.state import BUFFERS, CoreState, ExecInfo
 from npusim.faults import SimulationFault
 
 HANDLERS = {"dma_load": dma.dma_load, "dma_store": dma.dma_store,
@@ -36,5 +36,4 @@ def execute(instr, state: CoreState, dram, timing_only: bool = False) -> ExecInf
     return info
 
 
-__all__ = ["execute", "issue", "CoreState", "ExecInfo", "BUFFERS", "HANDLERS", "unit_names",
-           "unit_class"]
+__all__ = ["execute", "issue", "CoreState", "ExecInfo", "BUFFERS", "HANDLERS"]

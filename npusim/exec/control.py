@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from isa.checks import TargetCheckError, check_cfg
 from npusim import timing
-from npusim.exec.state import ExecInfo, unit_class
+from npusim.exec.state import ExecInfo
 from npusim.faults import IllegalInstructionError, SyncFault
 
 
@@ -20,16 +21,11 @@ def unit_of(state, instr) -> str:
 def cfg(instr, state, dram, timing_only):
     f = instr.fields
     unit = unit_of(state, instr)
-    reg = state.reg_enum[f["reg"]]
-    spec = state.spec.registers[reg]
-    if spec.unit != unit_class(unit):
-        raise IllegalInstructionError(
-            f"register {reg} belongs to the {spec.unit} unit, not {unit}",
-            hint=f"write it with cfg unit={spec.unit if spec.unit != 'dma' else 'dma0'}")
-    lo, hi = spec.range
-    if not lo <= f["value"] <= hi:
-        raise IllegalInstructionError(f"cfg {reg} value {f['value']} outside {lo}..{hi} ({spec.doc})")
-    regs, value = state.regs[unit], f["value"]
+    try:  # the assembler's rule, enforced again for words that never went through it
+        check_cfg(instr)
+    except TargetCheckError as e:
+        raise IllegalInstructionError(str(e)) from None
+    regs, reg, value = state.regs[unit], state.reg_enum[f["reg"]], f["value"]
 
     def commit():
         regs[reg] = value

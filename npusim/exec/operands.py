@@ -5,10 +5,6 @@ from __future__ import annotations
 from npusim.faults import IllegalInstructionError, MemoryFault
 
 
-def sram_name(state, value) -> str:
-    return state.buf_names[value] if not isinstance(value, str) else value
-
-
 def check_sram(state, buf: str, addr: int, count: int, field: str) -> None:
     """Fault unless `count` elements at element address `addr` fit in buffer `buf`."""
     size = state.sizes[buf]

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from isa.checks import UNIT_CLASS, target_units
 from isa.spec import load_spec
 from npusim.timing import HwParams
 
@@ -16,16 +17,6 @@ BUFFER_DTYPES = {
     "int8": {"ibuf": np.int8, "wbuf": np.int8, "abuf": np.int32, "obuf": np.int8},
     "fp16": {"ibuf": np.float16, "wbuf": np.float16, "abuf": np.float32, "obuf": np.float16},
 }
-
-
-def unit_names(target) -> list[str]:
-    """The execution units of a core, in the order traces and counters list them."""
-    return ["matrix", "vector"] + [f"dma{c}" for c in range(target.dma_engines)]
-
-
-def unit_class(unit: str) -> str:
-    """matrix, vector or dma: the class whose config registers a unit owns."""
-    return "dma" if unit.startswith("dma") else unit
 
 
 @dataclass
@@ -55,21 +46,9 @@ class CoreState:
         self.buf_names = self.spec.enums["buf"].names    # enum value -> "ibuf" ...
         self.unit_enum = self.spec.enums["unit"].names   # enum value -> "matrix" ...
         self.reg_enum = self.spec.enums["reg"].names
-        self.units = unit_names(target)
+        self.units = target_units(target)  # the order traces and counters list them
         self.buffers = {b: np.zeros(self.sizes[b], dtype=self.dtypes[b]) for b in BUFFERS}
         self.regs = {u: {r.name: r.reset for r in self.spec.registers.values()
-                         if r.unit == unit_class(u)} for u in self.units}
+                         if r.unit == UNIT_CLASS[u]} for u in self.units}
         # Used only by execute() on its own; inside simulate() semaphores are SimPy Containers.
         self.semaphores = [0] * target.semaphores
-
-    def buffer(self, which) -> np.ndarray:
-        """A buffer by name or by its `buf` enum value."""
-        return self.buffers[which if isinstance(which, str) else self.buf_names[which]]
-
-    def reset(self) -> None:
-        for arr in self.buffers.values():
-            arr[:] = 0
-        for unit, regs in self.regs.items():
-            for name in regs:
-                regs[name] = self.spec.registers[name].reset
-        self.semaphores = [0] * len(self.semaphores)

@@ -116,6 +116,21 @@ def test_semaphore_beyond_the_target_is_illegal():
         simulate([I("signal", unit="vector", sem=9)], "npu-tiny")
 
 
+@pytest.mark.parametrize("fields, message", [
+    (dict(unit="dma0", reg="conv_kh", value=3),
+     "cfg: register conv_kh belongs to the matrix unit, not dma0; write it with unit=matrix"),
+    (dict(unit="vector", reg="pool_kh", value=0),
+     "cfg: pool_kh value 0 out of range 1..255 (pooling window height)"),
+])
+def test_illegal_cfg_words_fault_in_their_unit(fields, message):
+    # The assembler refuses these; a word built without it must still not run.
+    with pytest.raises(IllegalInstructionError) as e:
+        simulate([I("nop"), I("cfg", **fields)], "npu-tiny")
+    assert (e.value.unit, e.value.index) == (fields["unit"], 1)
+    assert str(e.value).startswith(f"core0.{fields['unit']} [1] cfg unit={fields['unit']}")
+    assert message in str(e.value)
+
+
 def test_cycle_limit_guards_long_runs():
     prog = [load()]  # 17 cycles
     assert simulate(prog, "npu-tiny", max_cycles=17).cycles == 17
