@@ -173,6 +173,20 @@ def test_tile_program_orders_and_partial_tiles(order, case):
     assert p.check(feeds, dev_in, mod.run(dev_in))["bit_exact"] is True
 
 
+def test_single_slice_1x1_convs_skip_the_accumulator_tile(cpu_zoo):
+    """Their epilogue reads the register sums directly; the bit-exact zoo runs above cover
+    both forms (mobilenetv2 has each)."""
+    prog = cpu_zoo["mobilenetv2"].program
+    forms = {}
+    for k in prog.kernels:
+        if k.note.startswith("conv") and k.geom.groups == 1:
+            direct = (k.geom.kh, k.geom.kw) == (1, 1) and k.tile.cin_slice >= k.geom.cin
+            text = "\n".join(prog.renderer.render_kernel(k))
+            assert ("acc[" not in text) == direct, k.name
+            forms[direct] = forms.get(direct, 0) + 1
+    assert forms[True] > 0 and forms[False] > 0
+
+
 def test_openmp_target_bit_exact(cpu_zoo):
     target = "cpu-host -openmp=1 -cores=2"
     mod = build(cpu_zoo["small_cnn"].prepared.module, target)
