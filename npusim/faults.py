@@ -2,25 +2,12 @@
 
 from __future__ import annotations
 
+from isa.asm import format_instruction
+
 
 def disassemble(instr) -> str:
-    """Compact `mnemonic field=value ...` with enum fields by name (the assembler's operand names)."""
-    if instr is None:
-        return ""
-    try:
-        from isa.asm import format_instruction  # the assembler's canonical shorthand
-        return format_instruction(instr)
-    except (ImportError, AttributeError, KeyError, TypeError, ValueError):
-        pass
-    from isa.spec import load_spec
-    enums = load_spec().enums
-    parts = []
-    for f in instr.spec.fields:
-        value = instr.fields[f.name]
-        if f.enum:
-            value = enums[f.enum].names.get(value, value)
-        parts.append(f"{f.name}={value}")
-    return instr.mnemonic + (" " + ", ".join(parts) if parts else "")
+    """The assembler's canonical shorthand (`gemm ibuf[0x0], ... m=16`); '' when unknown."""
+    return "" if instr is None else format_instruction(instr)
 
 
 class SimulationFault(Exception):

@@ -52,18 +52,23 @@ class Dram:
         out = self.bytes[addr:addr + nbytes].view(dtype).reshape(shape)
         return out.astype(dtype.newbyteorder("="))
 
+    def check_strided(self, addr: int, planes: int, plane_stride: int, rows: int,
+                      row_stride: int, row_bytes: int) -> None:
+        """Fault unless a 3-D strided region lies inside DRAM (strides in bytes)."""
+        last = addr + (planes - 1) * plane_stride + (rows - 1) * row_stride + row_bytes
+        if addr < 0 or last > self.size:
+            raise MemoryFault(
+                f"DRAM access at {addr} of {planes} plane(s) x {rows} rows x {row_bytes} bytes "
+                f"(stride {row_stride}, plane stride {plane_stride}) ends at {last}, past the "
+                f"DRAM size of {self.size} bytes",
+                hint="check the tensor's address and the stride")
+
     def strided(self, addr: int, planes: int, plane_stride: int, rows: int, row_stride: int,
                 row_bytes: int) -> np.ndarray:
         """A (planes, rows, row_bytes) uint8 view of a 3-D strided region (checked, writable).
 
         The strides are byte distances, as the DMA's DRAM-side address generator steps them."""
-        last = addr + (planes - 1) * plane_stride + (rows - 1) * row_stride + row_bytes
-        if addr < 0 or last > self.size:
-            raise MemoryFault(
-                f"DRAM access at {addr} of {planes} plane(s) x {rows} rows x {row_bytes} bytes "
-                f"(row stride {row_stride}, plane stride {plane_stride}) ends at {last}, "
-                f"past its size of {self.size} bytes",
-                hint="check the tensor's DRAM address and the transfer's stride")
+        self.check_strided(addr, planes, plane_stride, rows, row_stride, row_bytes)
         base = self.bytes[addr:]
         return np.lib.stride_tricks.as_strided(
             base, shape=(planes, rows, row_bytes), strides=(plane_stride, row_stride, 1))

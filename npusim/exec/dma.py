@@ -36,15 +36,6 @@ def _geometry(instr, state):
     return buf, eb, planes, plane_stride
 
 
-def _check_dram(dram, f, planes, plane_stride, row_bytes) -> None:
-    last = f["dram"] + (planes - 1) * plane_stride + (f["rows"] - 1) * f["stride"] + row_bytes
-    if last > dram.size:
-        raise MemoryFault(
-            f"DRAM access at {f['dram']} of {planes} plane(s) x {f['rows']} rows x {row_bytes} "
-            f"bytes (stride {f['stride']}, plane stride {plane_stride}) ends at {last}, past the "
-            f"DRAM size of {dram.size} bytes", hint="check the tensor's address and the stride")
-
-
 def dma_load(instr, state, dram, timing_only):
     f = instr.fields
     buf, eb, planes, plane_stride = _geometry(instr, state)
@@ -53,7 +44,8 @@ def dma_load(instr, state, dram, timing_only):
     prow, pcol = pt + rows + pb, pl + cols + pr
     extent = planes * prow * pcol
     check_sram(state, buf, f["sram"], extent, "sram")
-    _check_dram(dram, f, planes, plane_stride, cols * eb)
+    # checked before the timing-only return, so both modes fault alike
+    dram.check_strided(f["dram"], planes, plane_stride, rows, f["stride"], cols * eb)
     nbytes = planes * rows * cols * eb
     info = ExecInfo(timing.dma(state.hw, nbytes), dram_bytes=nbytes, sram_bytes=extent * eb)
     if timing_only:
@@ -79,7 +71,7 @@ def dma_store(instr, state, dram, timing_only):
     rows, cols = f["rows"], f["cols"]
     count = planes * rows * cols
     check_sram(state, buf, f["sram"], count, "sram")
-    _check_dram(dram, f, planes, plane_stride, cols * eb)
+    dram.check_strided(f["dram"], planes, plane_stride, rows, f["stride"], cols * eb)
     nbytes = count * eb
     info = ExecInfo(timing.dma(state.hw, nbytes), dram_bytes=nbytes, sram_bytes=nbytes)
     if timing_only:
