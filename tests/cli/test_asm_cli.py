@@ -1,8 +1,10 @@
 """`npusim asm` / `npusim disasm`: summaries, outputs, exit codes and one-line errors."""
 
 import shutil
+import struct
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import pytest
@@ -82,10 +84,16 @@ def test_assembly_errors_one_per_line_exit_2(capsys, tmp_path):
     (["disasm", "{tmp}/missing.bin"], "npusim: error: cannot read '{tmp}/missing.bin'"),
     (["disasm", "{tmp}/short.bin"], "npusim: error: {tmp}/short.bin: truncated: expected"),
     (["asm", "{tmp}/short.bin"], "not UTF-8 text"),
+    (["disasm", "{tmp}/v2.bin"], "npusim: error: {tmp}/v2.bin: built for ISA 2.0, this npusim "
+                                 "implements 1.0; reassemble it"),
+    (["asm", "{tmp}/open.s"], "open.s:1:10: error: '[' at column 10 is never closed"),
 ])
 def test_user_errors_are_one_line_exit_2(capsys, gemm_s, tmp_path, argv, message):
     program = assemble_file(gemm_s).to_bytes()
     (tmp_path / "short.bin").write_bytes(program[:-10])
+    v2 = program[:10] + bytes([2, 0]) + program[12:-4]  # ISA major.minor at bytes 10, 11
+    (tmp_path / "v2.bin").write_bytes(v2 + struct.pack("<I", zlib.crc32(v2)))
+    (tmp_path / "open.s").write_text("gemm ibuf[0, wbuf[0], abuf[0], m=1, k=1, n=1\n")
     fill = {"tmp": tmp_path, "gemm": gemm_s}
     code, out, err = run(capsys, *[a.format(**fill) for a in argv])
     assert code == 2 and out == ""
