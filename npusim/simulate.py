@@ -161,7 +161,7 @@ def simulate(program, target=None, dram: Dram | None = None, inputs: dict | None
     work = stats.work_totals(system)
     dram_bytes = dict(system.port.bytes)
     moved = dram_bytes["read"] + dram_bytes["write"]
-    peak = cycles * target.array_rows * target.array_cols * target.num_cores
+    peak = cycles * target.derived.peak_macs_per_cycle
     units = stats.unit_counters(system, cycles)
     return SimResult(
         cycles=cycles,
