@@ -67,8 +67,9 @@ def choose_dense(k: int, n: int, epi: Epilogue, hw: Hw, name: str = "") -> Dense
     eb = hw.act_bytes
     nblk = ceil(k / hw.rows)
     best = None
+    share = ceil(n / hw.num_cores)  # with several cores, each takes whole tiles of its share
     n_opts = sorted({ceil(n / t) for t in range(1, n + 1)
-                     if ceil(n / t) <= FIELD_MAX["channels"]}, reverse=True)[:64]
+                     if ceil(n / t) <= min(FIELD_MAX["channels"], share)}, reverse=True)[:64]
     for nt in n_opts:
         tiles = ceil(n / nt)
         acc = nt

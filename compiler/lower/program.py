@@ -6,7 +6,7 @@ become aliases. The NPU backend turns layers into instructions; others may emit 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from math import prod
 
 import numpy as np
@@ -233,14 +233,29 @@ class _Lowerer:
                 self.add_tensor(name, shape, dtype)
             self.layers.append(layer)
 
+    def per_core(self, geom: ConvGeom, rows: bool = True) -> ConvGeom:
+        """The share of one core, which sizes the tiles when layers are split over cores
+        (by output-channel blocks when there are enough, else by output rows)."""
+        cores = self.hw.num_cores
+        if cores == 1:
+            return geom
+        blocks = -(-geom.cout // self.hw.cols)
+        if blocks >= cores or not rows or geom.groups > 1:
+            cout = -(-blocks // cores) * self.hw.cols if blocks >= cores else geom.cout
+            return replace(geom, cout=min(cout, geom.cout), groups=1) if geom.groups == 1 \
+                else geom
+        oh = -(-geom.oh // cores)
+        h = min(geom.h, (oh - 1) * geom.sh + (geom.kh - 1) * geom.dh + 1)
+        return replace(geom, h=h, pads=(geom.pads[0], geom.pads[1], 0, geom.pads[3]))
+
     def plain_or_swapped(self, n: Node, x_in: str, geom: ConvGeom, w, epi: Epilogue,
                          note: str, useful: int | None = None, sub=None) -> tuple:
         """(cycles, [layer]) of the cheaper of the usual and the swapped-roles schedule."""
-        sched = choose_schedule(geom, epi, self.hw, n.name)
+        sched = choose_schedule(self.per_core(geom), epi, self.hw, n.name)
         best = (sched.est["cycles"], [ConvLayer(n.name, x_in, n.output, geom, w, epi, sched,
                                                 note=note, useful_macs=useful, sub=sub)])
-        swapped = choose_tconv(geom, epi, self.hw, len(live_passes(w, self.hw.rows))) \
-            if self.swap else None
+        swapped = choose_tconv(self.per_core(geom, rows=False), epi, self.hw,
+                               len(live_passes(w, self.hw.rows))) if self.swap else None
         # its estimate is the rougher one (DRAM round trips, tails): demand a clear win
         if swapped is not None and swapped.est["cycles"] < SWAP_MARGIN * best[0]:
             wg = geom.w + geom.pads[1] + geom.pads[3]
