@@ -1,9 +1,12 @@
 """Assembler errors: exact file:line:col, field, value and message parts for every error kind."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from isa.asm import AsmError, assemble
 from isa.errors import IsaError
+from isa.spec import load_spec
 
 GEMM = "gemm ibuf[0], wbuf[0], abuf[0], m=16, k=16, n=16"
 
@@ -165,3 +168,20 @@ def test_tensor_errors(src, parts):
 def test_duplicate_label_in_a_core_but_not_across_cores():
     assert "label 'x' already defined in core 0" in str(one("x: nop\nx: nop"))
     assert assemble("x: nop\n.core 1\nx: nop").labels == {0: {"x": 0}, 1: {"x": 0}}
+
+
+# Lines glued from pieces of real syntax and junk: assembly either succeeds or raises AsmError.
+_PIECES = sorted(load_spec().by_mnemonic) + [
+    ".target", ".core", ".equ", ".tensor", ".file", "npu-tiny", "ibuf", "abuf", "k", "len",
+    "unit", "reg", "dram", "shape=4x4", "dtype=int8", "[", "]", "(", ")", ",", "=", '"', ";",
+    ":", " ", "0", "1", "-1", "0x10", "1<<40", "99999999999", "+", "*", "x", "dma0", "conv_kh"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(_PIECES), max_size=12).map("".join), min_size=1,
+                max_size=5), st.sampled_from([None, "npu-tiny", "npu-edge -num-cores=2"]))
+def test_any_text_assembles_or_raises_asm_error(lines, target):
+    try:
+        assemble("\n".join(lines), target=target)
+    except AsmError as e:
+        assert all(": error: " in line for line in str(e).splitlines())
