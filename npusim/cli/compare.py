@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 DEFAULT_TAGS = {"cpu": "cpu-host", "gpu": "gpu-a100"}
+BUSY = 1.3  # wall time over CPU time above which the table says the host was busy
 KINDS = ("cpu", "gpu")
 
 
@@ -69,8 +70,8 @@ def evaluate(compiled, feeds: dict, target, **build_options) -> dict:
     return {"target": target_name(target), "kind": target.kind, "dtype": dtype,
             "latency_ms": r["latency_ms"], "measured": bool(r["measured"]),
             "verified": r["verified"], "bit_exact": r.get("bit_exact"),
-            "max_rel_error": r.get("max_rel_error"), "build_s": build_s,
-            "note": r.get("note", "")}
+            "max_rel_error": r.get("max_rel_error"), "cpu_ms": r.get("cpu_ms"),
+            "build_s": build_s, "note": r.get("note", "")}
 
 
 def attach(targets: list, compiled, feeds: dict, summary: dict) -> None:
@@ -110,6 +111,12 @@ def table(summary: dict) -> str:
         rows.append(f"{label:<10} {b['target'].split(' -')[0]:<14} {b['latency_ms']:>11.4g} "
                     f"{'measured' if b['measured'] else 'estimated':<10} {check:<18} "
                     f"{b['npu_speedup']:>10.3g}x")
+    for label, b in summary.get("backends", {}).items():
+        cpu_ms = b.get("cpu_ms")
+        if cpu_ms and b["latency_ms"] > BUSY * cpu_ms:  # waiting for a core, not computing
+            rows.append(f"{label}: the host was busy: median wall {b['latency_ms']:.4g} ms, CPU "
+                        f"time {cpu_ms:.4g} ms (NPU speedup over that: "
+                        f"{cpu_ms / summary['latency_ms']:.3g}x)")
     estimated = [label for label, b in summary.get("backends", {}).items()
                  if not b["measured"] and not b.get("error")]
     if estimated:

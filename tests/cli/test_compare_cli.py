@@ -55,6 +55,7 @@ def test_json_has_a_backends_object(capsys, no_gpu):
     assert cpu["target"] == "cpu-host" and gpu["target"] == "gpu-a100"
     assert cpu["measured"] is True and cpu["verified"] is True and cpu["bit_exact"] is True
     assert gpu["measured"] is False and gpu["verified"] is None
+    assert cpu["cpu_ms"] > 0 and gpu["cpu_ms"] is None
     for b in (cpu, gpu):
         assert b["dtype"] == "int8" and b["latency_ms"] > 0
         assert b["npu_speedup"] == pytest.approx(b["latency_ms"] / s["latency_ms"])
@@ -71,6 +72,17 @@ def test_table_labels_measured_and_estimated(capsys, no_gpu):
     assert gpu[:2] == ["gpu-h100", "gpu-h100"] and gpu[3] == "estimated"
     assert float(gpu[-1].rstrip("x")) == pytest.approx(float(gpu[2]) / float(npu[2]), rel=4e-3)
     assert lines[-1].startswith("estimated: gpu-h100 (roofline")
+
+
+def test_a_busy_host_is_reported_with_the_cpu_time():
+    from npusim.cli.compare import table
+    cpu = {"target": "cpu-host", "latency_ms": 10.0, "cpu_ms": 2.0, "measured": True,
+           "verified": True, "bit_exact": True, "npu_speedup": 10.0}
+    s = {"target": "npu-edge", "latency_ms": 1.0, "verified": True, "backends": {"cpu": cpu}}
+    assert table(s).splitlines()[-1] == ("cpu: the host was busy: median wall 10 ms, CPU time "
+                                         "2 ms (NPU speedup over that: 2x)")
+    cpu["cpu_ms"] = 9.0  # within BUSY of the wall time: no note
+    assert "busy" not in table(s)
 
 
 def test_float_npu_compares_float_code(capsys, no_gpu):

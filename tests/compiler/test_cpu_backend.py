@@ -5,6 +5,7 @@ isa.semantics; saved artifacts; errors."""
 
 import ctypes
 import dataclasses
+import functools
 import json
 import shutil
 import subprocess
@@ -70,19 +71,31 @@ def misc_graph(with_lut=True):
     return b.build([g2])
 
 
+ZOO = {"mobilenetv2": {"resolution": 32}, "resnet50": {"resolution": 16}, "small_cnn": {},
+       "mlp": {}}  # resnet18 (32x32) comes from conftest's resnet18_q
+
+
+@functools.lru_cache(maxsize=None)
+def quantized(name: str):
+    """One quantization per zoo model and process, shared with test_gpu_backend."""
+    return build_quantized(name, num_calib=2, **ZOO[name])
+
+
 @pytest.fixture(scope="session")
 def cpu_zoo(resnet18_q):
-    """Each zoo model compiled once (int8), resnet18 from the shared quantized fixture
-    (built by the backend class: session fixtures run before registered_backends)."""
+    """Every zoo model compiled once (int8), built by the backend class (session fixtures
+    are set up before registered_backends)."""
     from compiler.backends.cpu import CpuBackend
-    models = {"resnet18": resnet18_q,
-              "mobilenetv2": build_quantized("mobilenetv2", num_calib=2, resolution=32),
-              "small_cnn": build_quantized("small_cnn", num_calib=2),
-              "mlp": build_quantized("mlp", num_calib=2)}
+    models = {"resnet18": resnet18_q, **{name: quantized(name) for name in ZOO}}
     return {name: CpuBackend().build(q, CPU) for name, q in models.items()}
 
 
-@pytest.mark.parametrize("name", ["resnet18", "mobilenetv2", "small_cnn", "mlp"])
+def test_zoo_is_covered():
+    from compiler import zoo
+    assert set(zoo.list()) == set(ZOO) | {"resnet18"}
+
+
+@pytest.mark.parametrize("name", ["resnet18", "mobilenetv2", "resnet50", "small_cnn", "mlp"])
 def test_zoo_model_bit_exact(cpu_zoo, name):
     mod = cpu_zoo[name]
     p = mod.prepared

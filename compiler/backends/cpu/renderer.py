@@ -31,6 +31,6 @@ class CRenderer(Renderer):
         return Hw(rows=lanes, cols=max(lanes, 2 * t.vector_bits // 32), lanes=lanes, pipeline=0,
                   dma_setup=0, dram_latency=0,
                   dram_bw=max(1, round(t.mem_bw_gbs * 1e3 / t.freq_mhz)), dma_engines=1,
-                  num_cores=t.cores, semaphores=1, queue_depth=1, buffer_elems=buffers,
+                  num_cores=1, semaphores=1, queue_depth=1, buffer_elems=buffers,
                   elem_bytes={"ibuf": eb, "wbuf": eb, "abuf": 4, "obuf": eb}, dtype=dtype,
                   freq_mhz=t.freq_mhz)

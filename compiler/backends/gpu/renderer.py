@@ -54,7 +54,7 @@ class CudaRenderer(Renderer):
         eb = 1 if dtype == "int8" else 4
         big = 1 << 22
         return Hw(rows=16, cols=64, lanes=32, pipeline=0, dma_setup=0, dram_latency=0,
-                  dram_bw=64, dma_engines=1, num_cores=self.target.sms, semaphores=1,
+                  dram_bw=64, dma_engines=1, num_cores=1, semaphores=1,
                   queue_depth=1, buffer_elems={"ibuf": big, "wbuf": big, "abuf": big,
                                                "obuf": big},
                   elem_bytes={"ibuf": eb, "wbuf": eb, "abuf": 4, "obuf": eb}, dtype=dtype,
