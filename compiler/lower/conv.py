@@ -161,9 +161,15 @@ def _row_options(oh: int) -> list:
 
 
 def _slice_options(cin: int, rows: int, grouped: bool) -> list:
+    """The whole range, and R times powers of two below it (slices only change loads and
+    the first tile's latency, so a logarithmic choice loses little)."""
     if grouped or cin <= rows:
         return [cin]
-    return [cin] + [rows * k for k in range(ceil(cin / rows) - 1, 0, -1)]
+    out, k = [cin], 1
+    while rows * k < cin:
+        out.append(rows * k)
+        k *= 2
+    return out
 
 
 def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: str):

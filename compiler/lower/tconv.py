@@ -17,6 +17,7 @@ from math import ceil
 
 import numpy as np
 
+from .conv import pick
 from .cost import FIELD_MAX, Hw
 from .epilogue import Epilogue
 from .geometry import ConvGeom
@@ -143,7 +144,7 @@ def choose_tconv(g: ConvGeom, epi: Epilogue, hw: Hw, passes: int | None = None
     n = min(hw.cols, grid.positions)
     nblk = ceil(grid.positions / n)
     kblocks = ceil(g.cin / hw.rows)
-    best = None
+    cands = []
     # stationary tiles of one tap, all blocks: cin x positions, double-buffered in wbuf
     x_tap = g.cin * nblk * n
     if 2 * x_tap > elems["wbuf"] or grid.hg * grid.wg * g.cin > elems["ibuf"] // 2 \
@@ -178,9 +179,9 @@ def choose_tconv(g: ConvGeom, epi: Epilogue, hw: Hw, passes: int | None = None
             hidden = min(passes - 1, max(0, resident)) * (hw.rows + m + hw.rows + hw.cols - 1)
             tail = epi_block + (nblk - 1) * max(0, epi_block - hidden)
             total = max(matrix + 8 * passes * nblk * tiles, dma, vector) + start + tail
-            s = TConvSchedule(m, n, group, {"cycles": total, "matrix": matrix, "dma": dma,
-                                            "vector": vector, "dram_bytes": nbytes,
-                                            "instructions": passes * nblk * tiles})
-            if best is None or total < best.est["cycles"]:
-                best = s
-    return best
+            # a weight load costs its DMA and about three sync instructions
+            instrs = passes * nblk * tiles + 4 * tiles * ceil(passes / group)
+            cands.append(TConvSchedule(m, n, group, {
+                "cycles": total, "matrix": matrix, "dma": dma, "vector": vector,
+                "dram_bytes": nbytes, "instructions": instrs}))
+    return pick(cands) if cands else None
