@@ -242,10 +242,11 @@ def _fmt_table(s: dict) -> str:
            f"{'DRAM B':>11} {'bound':>7} {'roofline':>10} {'x roof':>6}"
     lines = [head, "-" * len(head)]
     for r in s["layers"]:
-        ratio = r["cycles"] / r["roofline_cycles"] if r["roofline_cycles"] else 0
+        ratio = f"{r['cycles'] / r['roofline_cycles']:>6.2f}" if r["roofline_cycles"] \
+            else f"{'-':>6}"  # a rewrite's copy: not a model layer, no bound of its own
         lines.append(f"{r['name'][:22]:<22} {r['kind']:<6} {r['macs']:>13,} {r['cycles']:>10,} "
                      f"{r['utilization']:>6.1%} {r['dram_bytes']:>11,} {r['bound']:>7} "
-                     f"{r['roofline_cycles']:>10,.0f} {ratio:>6.2f}")
+                     f"{r['roofline_cycles']:>10,.0f} {ratio}")
     lines.append("-" * len(head))
     fmt = lambda v, f: "n/a" if v is None else format(v, f)  # noqa: E731
     lines += [

@@ -76,6 +76,18 @@ def test_model_that_does_not_fit_is_a_one_line_error(capsys):
     assert code == 2 and "dram-mb" in one_line_error(err)
 
 
+def test_an_onnx_file_runs_and_verifies(capsys, tmp_path):
+    import onnx
+
+    from compiler import zoo
+    from compiler.frontend.onnx_export import export_onnx
+    path = tmp_path / "cnn.onnx"
+    onnx.save(export_onnx(zoo.get("small_cnn", resolution=16)), str(path))
+    code, out, _ = run(capsys, "run", path, "--json")
+    s = json.loads(out)
+    assert code == 0 and s["verified"] and s["bit_exact"] and s["model"] == str(path)
+
+
 def test_bad_onnx_file_is_a_one_line_error(capsys, tmp_path):
     bad = tmp_path / "bad.onnx"
     bad.write_bytes(b"not a model")
