@@ -72,7 +72,7 @@ def choose_pool(geom: ConvGeom, pool: str, hw: Hw, name: str = "") -> PoolSchedu
                 continue
             n_t = g.n * ceil(g.oh / rows) * ceil(g.cin / cs)
             in_tile, out_tile = in_rows * g.w * cs, rows * g.ow * cs
-            slots = min(2, hw.buffer_elems["ibuf"] // in_tile, n_t)
+            slots = min(2, hw.buffer_elems["wbuf"] // in_tile, n_t)  # input staged in wbuf
             if slots < 1 or 2 * out_tile > hw.buffer_elems["obuf"] or \
                     (pool == "avg" and out_tile + 2 > hw.buffer_elems["abuf"]):
                 continue

@@ -13,7 +13,9 @@ def gen_pool(em, layer, tiles, dram, lowered, key: str) -> None:
     sram = em.sram()
     in_rows = min((s.rows - 1) * g.sh + g.kh, g.h)
     in_tile, out_tile = in_rows * g.w * s.channels, s.rows * g.ow * s.channels
-    ibase = sram.alloc("ibuf", s.in_slots * in_tile, "input slots")
+    # pooling has no weights: its input stages through wbuf, so it shares no SRAM with the
+    # conv before it (whose input fills ibuf) and the two overlap
+    ibase = sram.alloc("wbuf", s.in_slots * in_tile, "input slots")
     obase = sram.alloc("obuf", 2 * out_tile, "out slots")
     avg = layer.pool == "avg"
     quant = hw.dtype == "int8"
@@ -35,10 +37,10 @@ def gen_pool(em, layer, tiles, dram, lowered, key: str) -> None:
         tag = f"{layer.name} rows {r0}:{r1} ch {c0}:{c1}"
         src = x + ((n * g.h + i0) * g.w * g.cin + c0) * eb
         if cs == g.cin and g.w * cs <= 4095:
-            em.load("in", "ibuf", ia, src, i1 - i0, g.w * cs, g.w * cs * eb,
+            em.load("in", "wbuf", ia, src, i1 - i0, g.w * cs, g.w * cs * eb,
                     comment=f"{tag}: input rows {i0}:{i1}")
         else:
-            em.load("in", "ibuf", ia, src, g.w, cs, g.cin * eb, i1 - i0, g.w * g.cin * eb,
+            em.load("in", "wbuf", ia, src, g.w, cs, g.cin * eb, i1 - i0, g.w * g.cin * eb,
                     comment=f"{tag}: input rows {i0}:{i1}")
         regs = {"pool_kh": g.kh, "pool_kw": g.kw, "pool_stride_h": g.sh, "pool_stride_w": g.sw,
                 "pool_pad_top": pt, "pool_pad_left": g.pads[1], "pool_pad_bottom": pb,
@@ -46,11 +48,11 @@ def gen_pool(em, layer, tiles, dram, lowered, key: str) -> None:
         count = oh * g.ow * cs
         cycles = hw.pool(oh, g.ow, g.kh, g.kw, cs)
         if not avg:
-            em.pool("vmaxpool", ("obuf", oa), ("ibuf", ia), i1 - i0, g.w, cs, count, regs,
+            em.pool("vmaxpool", ("obuf", oa), ("wbuf", ia), i1 - i0, g.w, cs, count, regs,
                     cycles, comment=tag)
         else:
             sa = sbase + (k % 2) * out_tile
-            em.pool("vsumpool", ("abuf", sa), ("ibuf", ia), i1 - i0, g.w, cs, count, regs,
+            em.pool("vsumpool", ("abuf", sa), ("wbuf", ia), i1 - i0, g.w, cs, count, regs,
                     cycles, comment=tag)
             if quant:
                 em.vec("vrequant", ("obuf", oa), ("abuf", sa), count, ("abuf", ta), src1_len=2,
