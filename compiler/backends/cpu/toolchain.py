@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import subprocess
 import tempfile
@@ -48,9 +49,12 @@ def build_library(source: str, target, cc: str | None = None) -> tuple:
     if lib.exists():
         return lib, 0.0, cmd
     out.mkdir(parents=True, exist_ok=True)
-    src.write_text(source)
+    # private names, then renames: concurrent builds of one source (test workers) never see
+    # each other's half-written files
+    tmp_src, tmp = out / f"model.{os.getpid()}.c", out / f"libmodel.{os.getpid()}.so"
+    tmp_src.write_text(source)
+    tmp_src.replace(src)
     t0 = time.perf_counter()
-    tmp = out / f"libmodel.{id(source)}.tmp.so"   # atomic: parallel test workers share it
     proc = subprocess.run(base + ["-o", str(tmp), str(src), "-lm"], capture_output=True,
                           text=True)
     if proc.returncode != 0:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import statistics
 import tempfile
 from dataclasses import dataclass, field
@@ -29,13 +30,18 @@ class GpuModule:
     _dll: object = field(default=None, repr=False)
 
     def __post_init__(self):
-        if self.workdir is None:
+        if self.workdir is None:  # one directory per distinct source
             key = hashlib.sha256(self.source.encode()).hexdigest()[:20]
             self.workdir = CACHE / key
         self.workdir.mkdir(parents=True, exist_ok=True)
-        self.cu = self.workdir / "model.cu"
         if not self.cu.exists() or self.cu.read_text() != self.source:
-            self.cu.write_text(self.source)
+            tmp = self.workdir / f"model.{os.getpid()}.tmp"  # atomic: test workers share it
+            tmp.write_text(self.source)
+            tmp.replace(self.cu)
+
+    @property
+    def cu(self) -> Path:
+        return self.workdir / "model.cu"
 
     @property
     def prepared(self):
