@@ -53,6 +53,10 @@ module vector_lane (
 
     wire signed [63:0] sa = {{32{a[31]}}, a};
     wire signed [63:0] sb = {{32{b[31]}}, b};
+    // one 32 x 32 -> 64 multiplier serves vmul and vrequant's first stage
+    wire signed [31:0] a32 = a;
+    wire signed [31:0] b32 = b;
+    wire signed [63:0] prod = a32 * b32;
     wire signed [63:0] slo = {{48{lo[15]}}, lo};
     wire signed [63:0] shi = {{48{hi[15]}}, hi};
     wire signed [63:0] lower = (sa < slo) ? slo : sa;
@@ -74,7 +78,7 @@ module vector_lane (
         case (op)
             OP_VADD, OP_VBIAS: res = sat(sa + sb, dst_wide);
             OP_VSUB:           res = sat(sa - sb, dst_wide);
-            OP_VMUL:           res = sat(sa * sb, dst_wide);
+            OP_VMUL:           res = sat(prod, dst_wide);
             OP_VMAX:           res = sat((sa > sb) ? sa : sb, dst_wide);
             OP_VMIN:           res = sat((sa < sb) ? sa : sb, dst_wide);
             OP_VRELU:          res = sat(sa[63] ? 64'sd0 : sa, dst_wide);
@@ -86,7 +90,7 @@ module vector_lane (
         endcase
     end
 
-    assign rq_prod = sa * sb;
+    assign rq_prod = prod;
     wire signed [63:0] zp = {{56{rq_zp[7]}}, rq_zp};
     wire signed [63:0] scaled = round_shift(rq_prod_q, rq_shift_q) + zp;
     assign rq_res = sat((rq_relu && scaled < zp) ? zp : scaled, 1'b0);

@@ -1,4 +1,5 @@
-"""Target -> HDL parameters of the RTL units and testbench tops: sizes are typed only in the Target."""
+"""Target -> HDL parameters of the RTL units and testbench tops (sizes are typed only in the
+Target), and which rtl/ files and top module make each unit."""
 
 from __future__ import annotations
 
@@ -10,6 +11,13 @@ from isa.target import Target, TargetError
 PAD_LANES = 16
 
 UNITS = ("matrix", "vector", "dma")
+UNIT_TOPS = {"matrix": "matrix_engine", "vector": "vector_unit", "dma": "dma_engine"}
+# rtl/ files of each unit, top module first (the DRAM model is the DMA testbench's, not the unit's)
+UNIT_SOURCES = {
+    "matrix": ["matrix_engine.v", "systolic_array.v", "systolic_pe.v"],
+    "vector": ["vector_unit.v", "vector_lane.v"],
+    "dma": ["dma_engine.v", "dma_addr_gen.v", "dma_pad_gen.v"],
+}
 
 
 def rtl_target(target) -> Target:

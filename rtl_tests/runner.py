@@ -7,18 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from rtl_tests.params import tb_params
+from rtl_tests.params import UNIT_SOURCES, tb_params
 
 ROOT = Path(__file__).resolve().parents[1]
 RTL = ROOT / "rtl"
 HDL = Path(__file__).resolve().parent / "hdl"
 BUILD = ROOT / "sim_build" / "rtl_tests"   # git-ignored
 
-SOURCES = {
-    "matrix": ["matrix_engine.v", "systolic_array.v", "systolic_pe.v"],
-    "vector": ["vector_unit.v", "vector_lane.v"],
-    "dma": ["dma_engine.v", "dma_addr_gen.v", "dma_pad_gen.v", "dram_model.v"],
-}
+# what each unit's testbench compiles from rtl/: the unit, and for the DMA its DRAM model
+SOURCES = {u: files + (["dram_model.v"] if u == "dma" else []) for u, files in UNIT_SOURCES.items()}
 COMMON = ["npu_buffers.v", "buffer_mem.v"]
 TB_COMMON = ["tb_probe.v"]
 DRAM_BYTES = 64 * 1024  # the DRAM model's size in simulation (the Target's is far larger)

@@ -6,11 +6,10 @@ import subprocess
 
 import pytest
 
-from rtl_tests.params import UNITS, unit_params
-from rtl_tests.runner import COMMON, RTL, SOURCES
+from rtl_tests.params import UNIT_SOURCES, UNIT_TOPS, UNITS, unit_params
+from rtl_tests.runner import COMMON, RTL
 
 TARGETS = ("npu-tiny", "npu-edge", "npu-server")
-TOPS = {"matrix": "matrix_engine", "vector": "vector_unit", "dma": "dma_engine"}
 
 
 def lint(top: str, sources: list[str], params: dict) -> subprocess.CompletedProcess:
@@ -24,8 +23,8 @@ def lint(top: str, sources: list[str], params: dict) -> subprocess.CompletedProc
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("unit", UNITS)
 def test_unit_lints_clean(unit, target):
-    result = lint(TOPS[unit], SOURCES[unit], unit_params(unit, target))
-    assert result.returncode == 0, f"verilator -Wall on {TOPS[unit]} ({target}):\n{result.stderr}"
+    result = lint(UNIT_TOPS[unit], UNIT_SOURCES[unit], unit_params(unit, target))
+    assert result.returncode == 0, f"verilator -Wall on {UNIT_TOPS[unit]} ({target}):\n{result.stderr}"
 
 
 @pytest.mark.parametrize("top,sources", [("npu_buffers", COMMON), ("dram_model", ["dram_model.v"])])

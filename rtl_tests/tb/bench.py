@@ -39,7 +39,7 @@ class UnitBench:
         self.buffers = BuffersBackdoor(dut.u_bufs)
         self.dram = (MemoryBackdoor(dut.u_dram.mem, 8, signed=False)
                      if "DRAM_BYTES" in self.params else None)
-        self.checker = Checker(unit)
+        self.checker = Checker(unit, self.target)
         self.driver = InstrDriver(dut)
         self.monitor: CycleMonitor | None = None
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-AGREEMENT_COLUMNS = ["unit", "class", "mnemonic", "model_cycles", "rtl_cycles", "diff"]
+AGREEMENT_COLUMNS = ["unit", "target", "class", "mnemonic", "model_cycles", "rtl_cycles", "diff"]
 
 
 @dataclass(frozen=True)
@@ -24,13 +24,14 @@ class Mismatch:
 class Checker:
     """Collects one agreement row per instruction and every mismatch, in order."""
 
-    def __init__(self, unit: str):
+    def __init__(self, unit: str, target: str = ""):
         self.unit = unit
+        self.target = target
         self.rows: list[dict] = []
         self.mismatches: list[Mismatch] = []
 
     def cycles(self, instr, model_cycles: int, rtl_cycles: int) -> bool:
-        self.rows.append({"unit": self.unit, "class": instr.spec.cls, "mnemonic": instr.mnemonic,
+        self.rows.append({"unit": self.unit, "target": self.target, "class": instr.spec.cls, "mnemonic": instr.mnemonic,
                           "model_cycles": int(model_cycles), "rtl_cycles": int(rtl_cycles),
                           "diff": int(rtl_cycles) - int(model_cycles)})
         if rtl_cycles != model_cycles:
