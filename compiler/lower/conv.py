@@ -13,9 +13,9 @@ from .cost import FIELD_MAX, Hw
 from .epilogue import Epilogue
 from .geometry import ConvGeom, block_weights
 
-ORDERS = ("sjq", "sqj", "jsq")
+ORDERS = ("sjq", "sqj", "jsq")  # loop nest, outer to inner: s = row tile, j = cout, q = cin
 SYNC_CYCLES = 8   # waits, signal and cfgs a conv costs the matrix unit
-TOLERANCE = 0.01  # estimated-cycle slack traded for fewer instructions  # loop nest, outer to inner: s = row tile, j = cout, q = cin
+TOLERANCE = 0.01  # estimated-cycle slack traded for fewer instructions
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,7 @@ class ConvLayer:
             return [(q, min(q + s.cin_slice, hi)) for q in range(lo, hi, s.cin_slice)]
 
         def tile(sp, blk, qi, qs):
-            (n, r0, r1), (c0, c1, lo, hi) = sp, blk
+            (n, r0, r1), (c0, c1) = sp, blk[:2]
             return ConvTile(n, r0, r1, c0, c1, *qs[qi], qi == 0, qi == len(qs) - 1)
 
         out = []

@@ -1,9 +1,7 @@
 """`npusim run` and `npusim compile`: the table, --json fields, traces, artifacts, exit codes."""
 
 import json
-from pathlib import Path
 
-import numpy as np
 import pytest
 
 from npusim.cli.main import main

@@ -9,7 +9,6 @@ roundoff 2^-11 = 4.9e-4); inputs, weights and outputs are each rounded once, so 
 results are within ~1e-3 relative, and sums of products within ~1e-3 of their magnitude."""
 
 import re
-import unittest
 
 import numpy as np
 import onnx
@@ -76,7 +75,8 @@ class NpuRep(onnx.backend.base.BackendRep):
         del model.graph.input[:]
         model.graph.input.extend(keep)
         compiled = build(model, TARGET)
-        dev = {e.name: np.asarray(feeds[e.model_name], np.float16) for e in compiled.artifact.inputs}
+        dev = {e.name: np.asarray(feeds[e.model_name], np.float16)
+               for e in compiled.artifact.inputs}
         _, out = execute(compiled.artifact, dev)
         by_model = {}
         for e in compiled.artifact.outputs:

@@ -124,7 +124,8 @@ class Emitter:
         fields = [("ibuf", f"{ibuf:#x}"), ("wbuf", f"{wbuf:#x}"),
                   ("abuf", f"{abuf:#x}"), ("in_h", in_h), ("in_w", in_w), ("cin", cin),
                   ("cout", cout)] + ([("acc", 1)] if acc else [])
-        reads = [("ibuf", ibuf, ibuf + in_h * in_w * cin), ("wbuf", wbuf, wbuf + kh * kw * cin * cout)]
+        reads = [("ibuf", ibuf, ibuf + in_h * in_w * cin),
+                 ("wbuf", wbuf, wbuf + kh * kw * cin * cout)]
         if acc:
             reads.append(("abuf", abuf, abuf + out_elems))
         return self.add(Op("matrix", f"conv {operands(fields)}",

@@ -12,7 +12,7 @@ class Op:
     unit: str                    # matrix | vector | dma0..dma7
     text: str                    # "conv ibuf[0x0], ..." without comment
     cycles: int                  # estimated busy cycles (the cost model's cycle rule)
-    reads: tuple = ()            # (space, lo, hi): space ibuf/wbuf/abuf/obuf (elements), dram (bytes)
+    reads: tuple = ()            # (space, lo, hi): ibuf/wbuf/abuf/obuf elements, dram bytes
     writes: tuple = ()
     regs: dict = field(default_factory=dict)   # config registers of `unit` this op needs
     comment: str = ""
