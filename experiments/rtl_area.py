@@ -1,0 +1,171 @@
+"""Relative area of the RTL units: Yosys generic-gate cell counts per configuration.
+
+    python -m experiments.rtl_area                 # the default sweep -> results/rtl_area.csv
+    python -m experiments.rtl_area --target "npu -array=32x32 -vector-lanes=32"   # add a Target
+
+Each unit is synthesized with `synth -top <unit>` (hierarchical: a PE or a vector lane is
+synthesized once and counted per instance) into Yosys's internal gate library, no cell library,
+no SRAM macros: the buffers are not part of any unit. Cell counts rank configurations; they
+are not mm^2 (docs/rtl.md). The DSE reads them with `rtl_area(unit, **params)` or
+`core_area(target)`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from isa.target import Target
+from rtl_tests.params import UNIT_SOURCES, UNIT_TOPS, unit_params
+
+ROOT = Path(__file__).resolve().parents[1]
+RTL = ROOT / "rtl"
+CSV = ROOT / "experiments" / "results" / "rtl_area.csv"
+
+# The sweep, as Targets: each unit's HDL parameters come from them (rtl_tests.params).
+SWEEP = {
+    "matrix": ["npu -array=4x4", "npu -array=8x8", "npu -array=16x16"],
+    "vector": ["npu -vector-lanes=4", "npu -vector-lanes=16", "npu -vector-lanes=64"],
+    "dma": ["npu-tiny", "npu-edge", "npu-server"],
+}
+PARAM_COLUMNS = ["R", "C", "L", "P", "BW", "SETUP", "PAD_LANES"]
+TIMEOUT_S = 900
+
+_CELLS = re.compile(r"^\s+Number of cells:\s+(\d+)", re.M)
+_TRANSISTORS = re.compile(r"Estimated number of transistors:\s+(\d+)")
+_CELL_TYPE = re.compile(r"^\s+(\$_\w+_)\s+(\d+)", re.M)
+
+
+def parse_stat(text: str) -> dict:
+    """Totals of the whole design from `stat -tech cmos` (its last, hierarchy-wide block)."""
+    total = text.split("=== design hierarchy ===")[-1]
+    cells = _CELLS.findall(total)
+    if not cells:
+        raise ValueError("no 'Number of cells' in the Yosys stat output")
+    out = {"cells": int(cells[-1])}
+    transistors = _TRANSISTORS.findall(total)
+    if transistors:
+        out["transistors"] = int(transistors[-1])
+    # per-type counts of the design block (the flat list follows the last 'Number of cells')
+    tail = total[total.rfind("Number of cells"):]
+    out.update({f"cell_{name.strip('$_')}": int(n) for name, n in _CELL_TYPE.findall(tail)})
+    return out
+
+
+def synthesize(unit: str, params: dict, timeout_s: int = TIMEOUT_S) -> dict:
+    """Run Yosys on one unit with `params`; return cells, transistors, per-type counts, seconds."""
+    if shutil.which("yosys") is None:
+        raise RuntimeError("yosys is not installed (Debian: apt-get install yosys)")
+    top = UNIT_TOPS[unit]
+    sources = " ".join(str(RTL / f) for f in UNIT_SOURCES[unit])
+    chparam = " ".join(f"-set {k} {v}" for k, v in params.items())
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory() as tmp:
+        stat = Path(tmp) / "stat.txt"
+        script = (f"read_verilog -I{RTL} {sources}; chparam {chparam} {top}; "
+                  f"synth -top {top}; tee -q -o {stat} stat -tech cmos")
+        try:
+            run = subprocess.run(["yosys", "-q", "-p", script], capture_output=True, text=True,
+                                 timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            raise RuntimeError(f"yosys on {unit} {params} did not finish in {timeout_s} s; "
+                               "raise --timeout or drop the configuration") from None
+        if run.returncode:
+            raise RuntimeError(f"yosys failed on {unit} {params}:\n{run.stderr[-2000:]}")
+        text = stat.read_text()
+    return {**parse_stat(text), "seconds": round(time.monotonic() - start, 1)}
+
+
+def config_text(params: dict) -> str:
+    return " ".join(f"{k}={v}" for k, v in params.items())
+
+
+def run_sweep(jobs: list[tuple[str, str]], timeout_s: int) -> pd.DataFrame:
+    rows = []
+    for unit, target in jobs:
+        params = unit_params(unit, target)
+        print(f"synthesizing {UNIT_TOPS[unit]} {config_text(params)} ...", file=sys.stderr,
+              flush=True)
+        try:
+            result = synthesize(unit, params, timeout_s)
+        except RuntimeError as e:  # report and go on: one slow configuration must not lose the rest
+            print(f"  skipped: {e}", file=sys.stderr)
+            continue
+        rows.append({"unit": unit, "config": config_text(params), "target": target, **params,
+                     **result})
+    return pd.DataFrame(rows)
+
+
+def save(table: pd.DataFrame, path: Path = CSV) -> pd.DataFrame:
+    """Merge into the CSV: a configuration synthesized again replaces its old row."""
+    if path.exists():
+        old = pd.read_csv(path)
+        keep = ~old.set_index(["unit", "config"]).index.isin(table.set_index(["unit", "config"]).index)
+        table = pd.concat([old[keep], table], ignore_index=True)
+    lead = [c for c in ["unit", "config", "target", *PARAM_COLUMNS, "cells", "transistors",
+                        "seconds"] if c in table]
+    table = table[lead + sorted(c for c in table.columns if c not in lead)]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    table.sort_values(["unit", "cells"]).to_csv(path, index=False)
+    return table
+
+
+def rtl_area(unit: str, csv: Path = CSV, **params) -> int:
+    """Generic-gate cells of `unit` ("matrix", "vector", "dma") with these HDL parameters,
+    e.g. rtl_area("matrix", R=8, C=8); parameters left out match any value."""
+    if not csv.exists():
+        raise FileNotFoundError(f"{csv} does not exist; run `python -m experiments.rtl_area`")
+    table = pd.read_csv(csv)
+    rows = table[table["unit"] == unit]
+    for k, v in params.items():
+        if k not in rows:
+            raise KeyError(f"{unit} has no parameter {k}; its parameters: "
+                           f"{', '.join(c for c in PARAM_COLUMNS if rows[c].notna().any())}")
+        rows = rows[rows[k] == v]
+    if rows.empty:
+        known = "; ".join(table.loc[table["unit"] == unit, "config"])
+        raise KeyError(f"no area for {unit} {config_text(params)}; synthesized: {known or 'none'}; "
+                       f"hint: python -m experiments.rtl_area --target '<a target with it>'")
+    if len(rows) > 1:
+        raise KeyError(f"{len(rows)} {unit} configurations match {config_text(params)}: "
+                       f"{'; '.join(rows['config'])}; give more parameters")
+    return int(rows["cells"].iloc[0])
+
+
+def core_area(target, csv: Path = CSV) -> dict:
+    """Cells of one core's units for a Target: matrix + vector + one DMA per dma engine."""
+    t = Target.create(target)
+    parts = {u: rtl_area(u, csv, **unit_params(u, t)) for u in ("matrix", "vector", "dma")}
+    parts["dma"] *= t.dma_engines
+    parts["total"] = sum(parts.values())
+    return parts
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--unit", choices=list(SWEEP), action="append",
+                    help="sweep only these units (default: all)")
+    ap.add_argument("--target", action="append", default=[],
+                    help="synthesize every unit of this Target instead of the sweep")
+    ap.add_argument("--timeout", type=int, default=TIMEOUT_S, help="seconds per synthesis")
+    args = ap.parse_args(argv)
+    if args.target:
+        jobs = [(u, t) for t in args.target for u in (args.unit or SWEEP)]
+    else:
+        jobs = [(u, t) for u in (args.unit or SWEEP) for t in SWEEP[u]]
+    table = save(run_sweep(jobs, args.timeout))
+    cols = ["unit", "config", "cells", "transistors", "seconds"]
+    print(table[cols].to_string(index=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
