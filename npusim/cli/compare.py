@@ -57,8 +57,6 @@ def parse_compare(spec: str, model: str) -> tuple:
 
 def evaluate(compiled, feeds: dict, target, **build_options) -> dict:
     """Build the NPU run's own model for `target`, run (or estimate) it, and verify it."""
-    import compiler.backends.cpu  # noqa: F401  (cpu and gpu register their kinds on import)
-    import compiler.backends.gpu  # noqa: F401
     from compiler.backends import build
     from isa.checks import target_name
     model = compiled.module if compiled.quantized else compiled.float_graph
@@ -146,7 +144,6 @@ def compile_other(args) -> int | None:
         return None
     if target.kind != "cpu":
         return None
-    import compiler.backends.cpu  # noqa: F401
     from compiler.backends import build
     from compiler.errors import CompilerError
     from npusim.cli.run_cmd import check_model_arg

@@ -11,23 +11,6 @@ from npusim.cli.main import main
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
 
 
-@pytest.fixture(scope="module", autouse=True)
-def registered_backends():
-    """The cpu and gpu backends registered while this module runs, and only then:
-    tests/compiler/test_backend_registry.py assumes no backend exists for those kinds, so
-    these modules import them in fixtures and tests, never at collection."""
-    from compiler import backends
-    from compiler.backends.cpu import CpuBackend
-    from compiler.backends.gpu import GpuBackend
-    mine = {"cpu": CpuBackend, "gpu": GpuBackend}
-    for kind, cls in mine.items():
-        backends.register_backend(kind)(cls)
-    yield
-    for kind, cls in mine.items():
-        if backends._BACKENDS.get(kind) is cls:
-            backends._BACKENDS.pop(kind)
-
-
 def run(capsys, *argv):
     code = main(list(map(str, argv)))
     out, err = capsys.readouterr()

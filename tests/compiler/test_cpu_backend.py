@@ -15,6 +15,7 @@ import pytest
 
 from compiler import build_quantized
 from compiler.backends import build
+from compiler.backends.cpu import CpuBackend
 from compiler.backends.clike import FLOAT_TOLERANCE, emit, prepare
 from compiler.backends.clike.helpers import helpers
 from compiler.errors import CompilerError
@@ -22,27 +23,9 @@ from compiler.frontend import GraphBuilder
 from isa import semantics as sem
 from isa.target import Target
 
-# compiler.backends.cpu/gpu are imported inside the tests: see registered_backends
 pytestmark = pytest.mark.skipif(not any(shutil.which(c) for c in ("cc", "gcc", "clang")),
                                 reason="no C compiler")
 CPU = "cpu-host"
-
-
-@pytest.fixture(scope="module", autouse=True)
-def registered_backends():
-    """The cpu and gpu backends registered while this module runs, and only then:
-    tests/compiler/test_backend_registry.py assumes no backend exists for those kinds, so
-    these modules import them in fixtures and tests, never at collection."""
-    from compiler import backends
-    from compiler.backends.cpu import CpuBackend
-    from compiler.backends.gpu import GpuBackend
-    mine = {"cpu": CpuBackend, "gpu": GpuBackend}
-    for kind, cls in mine.items():
-        backends.register_backend(kind)(cls)
-    yield
-    for kind, cls in mine.items():
-        if backends._BACKENDS.get(kind) is cls:
-            backends._BACKENDS.pop(kind)
 
 
 def feeds_for(graph, seed=3):
@@ -83,11 +66,9 @@ def quantized(name: str):
 
 @pytest.fixture(scope="session")
 def cpu_zoo(resnet18_q):
-    """Every zoo model compiled once (int8), built by the backend class (session fixtures
-    are set up before registered_backends)."""
-    from compiler.backends.cpu import CpuBackend
+    """Every zoo model compiled once (int8), through the registry."""
     models = {"resnet18": resnet18_q, **{name: quantized(name) for name in ZOO}}
-    return {name: CpuBackend().build(q, CPU) for name, q in models.items()}
+    return {name: build(q, CPU) for name, q in models.items()}
 
 
 def test_zoo_is_covered():
@@ -299,7 +280,6 @@ def test_save_writes_a_loadable_library(cpu_zoo, tmp_path):
 
 
 def test_errors_name_the_problem(cpu_zoo):
-    from compiler.backends.cpu import CpuBackend
     q = cpu_zoo["mlp"].prepared.module
     with pytest.raises(CompilerError, match="cpu backend compiles for cpu targets, got npu"):
         CpuBackend().build(q, "npu-edge")

@@ -10,14 +10,13 @@ import pytest
 
 from compiler.backends import build, roofline
 from compiler.backends.clike import FLOAT_TOLERANCE
+from compiler.backends.gpu import GpuBackend
 from compiler.errors import CompilerError
 from isa.target import Target
 from test_cpu_backend import ZOO, misc_graph, quantized
 
 GPU = "gpu-a100"
-THREADS = 256  # compiler.backends.gpu.renderer.THREADS (imported in the tests: see below)
-
-
+THREADS = 256  # compiler.backends.gpu.renderer.THREADS, checked below
 
 
 def require_nvcc() -> None:
@@ -25,23 +24,6 @@ def require_nvcc() -> None:
     if toolchain.find_nvcc() is None:
         pytest.skip("nvcc not installed")
 needs_cxx = pytest.mark.skipif(shutil.which("c++") is None, reason="no C++ compiler")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def registered_backends():
-    """The cpu and gpu backends registered while this module runs, and only then:
-    tests/compiler/test_backend_registry.py assumes no backend exists for those kinds, so
-    these modules import them in fixtures and tests, never at collection."""
-    from compiler import backends
-    from compiler.backends.cpu import CpuBackend
-    from compiler.backends.gpu import GpuBackend
-    mine = {"cpu": CpuBackend, "gpu": GpuBackend}
-    for kind, cls in mine.items():
-        backends.register_backend(kind)(cls)
-    yield
-    for kind, cls in mine.items():
-        if backends._BACKENDS.get(kind) is cls:
-            backends._BACKENDS.pop(kind)
 
 
 def feeds_for(graph, seed=4):
@@ -52,9 +34,8 @@ def feeds_for(graph, seed=4):
 
 @pytest.fixture(scope="session")
 def gpu_zoo(resnet18_q):
-    from compiler.backends.gpu import GpuBackend  # not the registry: see registered_backends
     models = {"resnet18": resnet18_q, **{name: quantized(name) for name in ZOO}}
-    return {name: GpuBackend().build(q, GPU) for name, q in models.items()}
+    return {name: build(q, GPU) for name, q in models.items()}
 
 
 @pytest.mark.parametrize("name", ["resnet18", "mobilenetv2", "resnet50", "small_cnn", "mlp"])
@@ -177,6 +158,5 @@ def test_save_and_errors(gpu_zoo, tmp_path):
     assert sorted(f.name for f in out.iterdir()) == ["constants.bin", "manifest.json",
                                                      "model.cu"]
     assert 'extern "C" int npu_gpu_bench(' in (out / "model.cu").read_text()
-    from compiler.backends.gpu import GpuBackend
     with pytest.raises(CompilerError, match="gpu backend compiles for gpu targets, got cpu"):
         GpuBackend().build(mod.prepared.module, "cpu-host")
