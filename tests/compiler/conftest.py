@@ -4,6 +4,15 @@ import numpy as np
 import pytest
 
 
+@pytest.fixture(autouse=True)
+def backend_registry():
+    """Every test sees the built-in backends only: a registration it makes is undone after it
+    (the registry is process-wide and xdist workers run tests in any order)."""
+    from compiler.backends import REGISTRY
+    with REGISTRY.isolated() as registry:
+        yield registry
+
+
 @pytest.fixture(scope="session")
 def resnet18_32():
     from compiler import zoo
