@@ -40,27 +40,7 @@ async def gemm_back_to_back(dut):
     bench = await UnitBench.open(dut, UNIT)
     sizes, R, C = _geometry(bench)
     rng = bench.rng(3)
-    cases = [gemm_case(rng, sizes, 2 + i, R, C, i % 2) for i in range(3)]
-    starts = []
-
-    async def issue_all():
-        for case in cases:
-            await bench.driver.issue(case.word)
-            starts.append(bench.monitor.cycle)
-
-    for case in cases:
-        for space, addr, values in case.pokes:
-            bench.poke(space, addr, values)
-    issuer = cocotb.start_soon(issue_all())
-    for case in cases:
-        instr, info = bench.model.run(case.word)
-        bench.checker.cycles(instr, info.cycles, await bench.monitor.next_cycles())
-        for region in case.regions:
-            bench.compare(instr, *region)
-    await issuer
-    gaps = [b - a for a, b in zip(starts, starts[1:])]
-    expected = [bench.checker.rows[i]["model_cycles"] for i in range(len(cases) - 1)]
-    assert gaps == expected, f"issue-to-issue gaps {gaps} != model cycles {expected}"
+    await bench.run_back_to_back([gemm_case(rng, sizes, 2 + i, R, C, i % 2) for i in range(3)])
     bench.finish()
 
 

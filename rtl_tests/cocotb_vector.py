@@ -30,6 +30,19 @@ async def vector_random_cases(dut):
 
 
 @cocotb.test()
+async def vector_back_to_back(dut):
+    """Issued without a gap (cfg, pool, requant, elementwise): each takes exactly its rule."""
+    bench = await UnitBench.open(dut, UNIT)
+    s = VectorStim(bench.rng(4), bench.model.state.sizes)
+    cases = [s.op("vadd", 7, "obuf", "ibuf", "wbuf"),
+             *s.pool("vmaxpool", 4, 4, 3, (2, 2), (2, 2), (1, 1, 0, 0), "ibuf", "abuf"),
+             s.requant(6, 2, "obuf", "abuf", zp=1, relu=1),
+             s.op("vrelu", 5, "abuf", "abuf"), s.op("vshr", 3, "obuf", "abuf", shift=2)]
+    await bench.run_back_to_back(cases)
+    bench.finish()
+
+
+@cocotb.test()
 async def cfg_of_a_foreign_register_is_flagged(dut):
     """A conv_* register is the matrix unit's: the vector unit takes 1 cycle and flags it."""
     bench = await UnitBench.open(dut, UNIT)

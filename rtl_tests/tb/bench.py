@@ -97,6 +97,31 @@ class UnitBench:
                 self.poke(space, addr, values)
             await self.run(case.word, case.regions)
 
+    async def run_back_to_back(self, cases) -> None:
+        """Issue every case without a gap (each starts at the edge the previous one ends) and
+        check each as it finishes; issue-to-issue gaps must equal the model's cycles."""
+        for case in cases:
+            for space, addr, values in case.pokes:
+                self.poke(space, addr, values)
+        starts: list[int] = []
+
+        async def issue_all():
+            for case in cases:
+                await self.driver.issue(case.word)
+                starts.append(self.monitor.cycle)
+
+        issuer = cocotb.start_soon(issue_all())
+        model_cycles = []
+        for case in cases:
+            instr, info = self.model.run(case.word)
+            self.checker.cycles(instr, info.cycles, await self.monitor.next_cycles())
+            model_cycles.append(info.cycles)
+            for region in case.regions:
+                self.compare(instr, *region)
+        await issuer
+        gaps = [b - a for a, b in zip(starts, starts[1:])]
+        assert gaps == model_cycles[:-1], f"issue-to-issue gaps {gaps} != model cycles {model_cycles}"
+
     def rng(self, salt: int) -> np.random.Generator:
         """A generator seeded by +seed and the test's salt: runs repeat exactly."""
         return np.random.default_rng([int(plusarg("seed", "2024")), salt])
