@@ -1,4 +1,4 @@
-"""lower(): a quantized (or float, for fp16 Targets) NHWC graph -> scheduled layers.
+"""lower(): a quantized (or float) NHWC graph -> scheduled layers.
 
 Backend-neutral: each graph node becomes one or more layers (conv, dense, pool, eltwise, copy)
 whose tile sizes and loop order were chosen against the Target by the cost model; reshapes
@@ -31,6 +31,9 @@ ELTWISE = {"qnn.add": "add", "qnn.relu": "relu", "qnn.clip": "clip", "qnn.lut": 
            "multiply": "multiply"}
 FLOAT_DTYPES = ("float32", "float16")
 SWAP_MARGIN = 0.9
+# rewrites that suit the NPU's array and DMA only: strided loads for strided 1x1 convs,
+# space-to-depth, swapped roles, folded kernel columns (zero taps and copies elsewhere)
+NPU_REWRITES = ("subsample", "s2d", "swap", "fold")
 
 
 @dataclass(frozen=True)
@@ -94,15 +97,12 @@ def _dram_dtype(dtype: str, fp16: bool) -> str:
 
 
 class _Lowerer:
-    def __init__(self, graph: Graph, target, hw: Hw, s2d: bool = True, swap: bool = True,
-                 fold: bool = True):
+    def __init__(self, graph: Graph, target, hw: Hw, rewrites: frozenset):
         self.g = graph
         self.t = target
         self.hw = hw
-        self.fp16 = target.dtype == "fp16"
-        self.s2d = s2d
-        self.swap = swap
-        self.fold = fold
+        self.fp16 = hw.dtype == "fp16"  # float tensors live in DRAM as fp16 (else as given)
+        self.rewrites = rewrites
         self.layers: list = []
         self.aliases: dict = {}
         self.tensors: dict = {}
@@ -193,7 +193,7 @@ class _Lowerer:
                         tuple(a["pads"]), *a.get("dilations", (1, 1)), a.get("groups", 1))
         epi = self.epilogue(n, geom.cout)
         x_in = n.inputs[0]
-        sub = subsample(geom)
+        sub = subsample(geom) if "subsample" in self.rewrites else None
         if sub is not None:  # strided 1x1: the loads subsample, the conv runs at stride 1
             cost, layers = self.plain_or_swapped(n, x_in, sub, w, epi, "strided loads",
                                                  sub=(geom.h, geom.w, geom.sh, geom.sw))
@@ -203,7 +203,7 @@ class _Lowerer:
             return
         # candidates: (estimated cycles, layers); the cheapest is kept
         cands = [self.plain_or_swapped(n, x_in, geom, w, epi, note="")]
-        rewrite = space_to_depth(geom) if self.s2d else None
+        rewrite = space_to_depth(geom) if "s2d" in self.rewrites else None
         if rewrite is not None:
             shape, perm = rewrite.permute()
             chunks = plan_copy(shape, perm, self.hw.buffer_elems["ibuf"] // 2, n.name)
@@ -214,7 +214,7 @@ class _Lowerer:
                                                  note=f"space-to-depth {geom.sh}x{geom.sw}",
                                                  useful=geom.macs)
             cands.append((cost + copy_cycles(chunks, self.hw), [copy] + layers))
-        folded = fold(geom) if self.fold else None
+        folded = fold(geom) if "fold" in self.rewrites else None
         if folded is not None:
             copy = make_fold_copy(f"{n.name}.fold", x_in, f"{x_in}.fold.{n.name}", folded,
                                   self.hw)
@@ -254,8 +254,10 @@ class _Lowerer:
         sched = choose_schedule(self.per_core(geom), epi, self.hw, n.name)
         best = (sched.est["cycles"], [ConvLayer(n.name, x_in, n.output, geom, w, epi, sched,
                                                 note=note, useful_macs=useful, sub=sub)])
-        swapped = choose_tconv(self.per_core(geom, rows=False), epi, self.hw,
-                               len(live_passes(w, self.hw.rows))) if self.swap else None
+        swapped = None
+        if "swap" in self.rewrites:
+            swapped = choose_tconv(self.per_core(geom, rows=False), epi, self.hw,
+                                   len(live_passes(w, self.hw.rows)))
         # its estimate is the rougher one (DRAM round trips, tails): demand a clear win
         if swapped is not None and swapped.est["cycles"] < SWAP_MARGIN * best[0]:
             wg = geom.w + geom.pads[1] + geom.pads[3]
@@ -359,14 +361,17 @@ class _Lowerer:
         self.layers.append(CopyLayer(n.name, n.inputs[0], n.output, x.shape, perm, chunks))
 
 
-def lower(graph: Graph, target, hw: Hw | None = None, s2d: bool = True,
-          swap: bool = True, fold: bool = True) -> LoweredProgram:
-    """Lower a quantized graph (int8 Targets) or a float NHWC graph (fp16 Targets).
+def lower(graph: Graph, target, hw: Hw | None = None, *, npu_rewrites: bool = True,
+          subsample: bool = True, s2d: bool = True, swap: bool = True,
+          fold: bool = True) -> LoweredProgram:
+    """Lower a quantized graph, or a float NHWC graph (fp16 in DRAM when hw.dtype is fp16),
+    for a Target of any kind.
 
     Tiles are sized for `hw` (default: the npu Target's own); a backend for another kind
     passes an Hw describing its memories (e.g. caches as buffers) to reuse the schedules.
-    s2d, swap, fold enable the space-to-depth, swapped-roles and column-folding rewrites
-    (each is used only where the cost model says it is faster)."""
+    npu_rewrites=False turns off every NPU_REWRITES entry (what cpu/gpu backends want);
+    subsample, s2d, swap, fold turn off one each (each is used only where the cost model says
+    it is faster)."""
     from isa.target import Target
     target = Target.create(target)
     if hw is None:
@@ -374,4 +379,6 @@ def lower(graph: Graph, target, hw: Hw | None = None, s2d: bool = True,
             raise CompilerError(f"lower() derives tile sizes from npu Targets; for a "
                                 f"{target.kind} target pass hw=Hw(...) describing its memories")
         hw = Hw.from_target(target)
-    return _Lowerer(graph, target, hw, s2d, swap, fold).run()
+    flags = {"subsample": subsample, "s2d": s2d, "swap": swap, "fold": fold}
+    rewrites = frozenset(r for r in NPU_REWRITES if npu_rewrites and flags[r])
+    return _Lowerer(graph, target, hw, rewrites).run()

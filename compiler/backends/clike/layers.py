@@ -5,7 +5,6 @@ op; float steps follow compiler/ops/fused.py. Loads go through the renderer's op
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from math import ceil, prod
 
@@ -130,9 +129,9 @@ class KernelBuilder:
 
     def conv(self, name: str, layer):
         g, s, hw = layer.geom, layer.schedule, self.lowered.hw
-        if getattr(layer, "sub", None):  # the NPU's strided loads of a strided 1x1 conv: the
-            h, w, sh, sw = layer.sub     # kernel strides through the input itself instead
-            g = dataclasses.replace(g, h=h, w=w, sh=sh, sw=sw)
+        if getattr(layer, "sub", None):  # its geometry is the subsample the NPU's DMA gathers
+            raise CompilerError(f"layer '{layer.name}' was lowered with the NPU's strided-load "
+                                "rewrite; lower with npu_rewrites=False for C-like backends")
         if not isinstance(s, ConvSchedule):  # another conv lowering: the plain tile program
             s = choose_schedule(g, layer.epilogue, hw, layer.name)
         tile = Tile(s.rows, min(hw.cols, g.cout), s.cin_slice, s.order)

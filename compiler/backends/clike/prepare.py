@@ -1,10 +1,10 @@
 """The C-like backends' front half: the model quantized to int8 (the NPU's own integer graph,
 checked bit for bit) or kept float32 (checked within FLOAT_TOLERANCE), then the shared
-lowering, tiled for the machine's memories as the renderer describes them."""
+lowering without the NPU-only rewrites, tiled for the machine's memories as the renderer
+describes them."""
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -78,27 +78,6 @@ class Prepared:
                 "reference": "numpy float32 reference"}
 
 
-# lower()'s rewrites that suit a systolic array (space-to-depth, swapped roles, folded kernel
-# columns): they add zero taps and copies that a CPU or GPU would compute for nothing
-ARRAY_REWRITES = ("s2d", "swap", "fold")
-
-
-def lower_for(graph, target, hw):
-    """The shared lowering with `hw` for a non-npu Target, without the array rewrites (those
-    this version of lower() offers are turned off by name).
-
-    lower() reads `target.dtype` (an npu attribute) to choose fp16 DRAM types; cpu/gpu targets
-    have none, so we lower against a stand-in npu target of dtype int8 (float tensors stay
-    float32) and record the real target."""
-    import inspect
-
-    from isa.target import Target
-    params = inspect.signature(lower).parameters
-    off = {name: False for name in ARRAY_REWRITES if name in params}
-    prog = lower(graph, Target("npu", dtype="int8"), hw=hw, **off)
-    return dataclasses.replace(prog, target=target)
-
-
 def _float_graph(model, **model_kwargs):
     from ...build import build_float, load_model
     from ...module import QuantizedModule
@@ -128,7 +107,7 @@ def prepare(model, target, renderer, dtype: str = "int8", calib_inputs=None,
     if dtype == "int8":
         module = model if isinstance(model, QuantizedModule) else build_quantized(
             model, calib_inputs, num_calib=num_calib, seed=seed, **model_kwargs)
-        lowered = lower_for(module.graph, target, hw)
+        lowered = lower(module.graph, target, hw, npu_rewrites=False)
         g = module.graph
         inputs = [HostTensor(b.qname, b.name, g.type_of(b.qname).shape, "int8")
                   for b in module.inputs]
@@ -136,7 +115,7 @@ def prepare(model, target, renderer, dtype: str = "int8", calib_inputs=None,
                    for b in module.outputs]
         return Prepared(module, g, module.float_graph, lowered, dtype, inputs, outputs)
     source, g, post = _float_graph(model, **model_kwargs)
-    lowered = lower_for(g, target, hw)
+    lowered = lower(g, target, hw, npu_rewrites=False)
     inputs = [HostTensor(v, v, g.type_of(v).shape, "float32") for v in g.inputs]
     outputs = [HostTensor(v, post.get(v, (v,))[0], g.type_of(v).shape, "float32")
                for v in g.outputs]
