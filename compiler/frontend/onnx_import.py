@@ -117,11 +117,23 @@ def _array(a: np.ndarray) -> np.ndarray:
 
 def _load(model):
     import onnx
+    from google.protobuf.message import DecodeError
     if isinstance(model, onnx.ModelProto):
         return model
-    if isinstance(model, (bytes, bytearray)):
-        return onnx.load_from_string(bytes(model))
-    return onnx.load(str(model))
+    what = "ONNX bytes" if isinstance(model, (bytes, bytearray)) else f"ONNX model '{model}'"
+    try:
+        if isinstance(model, (bytes, bytearray)):
+            proto = onnx.load_from_string(bytes(model))
+        else:
+            proto = onnx.load(str(model))
+    except OSError as e:
+        raise FrontendError(f"cannot read {what}: {e.strerror or e}") from None
+    except (DecodeError, ValueError) as e:  # protobuf's parse error, onnx's format checks
+        raise FrontendError(f"cannot read {what}: not a valid ONNX protobuf ({e})") from None
+    if not proto.graph.output:  # protobuf parses an empty (or lucky) byte string as a model
+        raise FrontendError(f"cannot read {what}: it has no graph outputs (empty, or not an "
+                            "ONNX model)")
+    return proto
 
 
 def import_onnx(model, input_shapes: dict | None = None, name: str | None = None) -> Graph:

@@ -95,15 +95,6 @@ def _ticking(enabled: bool, desc: str):
 def compile_model(model: str, target, resolution: int | None = None, progress=None, **opts):
     """Compile a zoo name / .onnx path for `target`; -> compiler.backends.npu.CompiledModel."""
     from compiler.backends import build
-    from compiler.errors import FrontendError
-    if str(model).endswith(".onnx") and Path(model).is_file():
-        import onnx
-        from google.protobuf.message import DecodeError
-        try:  # the importer assumes a parseable protobuf; say what is wrong with the file
-            model = onnx.load(str(model))
-        except (DecodeError, ValueError) as e:
-            raise FrontendError(f"cannot read ONNX model '{model}': not a valid ONNX "
-                                f"protobuf ({e})") from None
     kwargs = {}
     if resolution is not None:
         kwargs["resolution"] = resolution

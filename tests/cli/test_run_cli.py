@@ -86,11 +86,13 @@ def test_an_onnx_file_runs_and_verifies(capsys, tmp_path):
     assert code == 0 and s["verified"] and s["bit_exact"] and s["model"] == str(path)
 
 
-def test_bad_onnx_file_is_a_one_line_error(capsys, tmp_path):
+@pytest.mark.parametrize("content,reason", [(b"not a model", "not a valid ONNX protobuf"),
+                                             (b"", "it has no graph outputs")])
+def test_bad_onnx_file_is_a_one_line_error(capsys, tmp_path, content, reason):
     bad = tmp_path / "bad.onnx"
-    bad.write_bytes(b"not a model")
+    bad.write_bytes(content)
     code, _, err = run(capsys, "run", bad)
-    assert code == 2 and "bad.onnx" in one_line_error(err)
+    assert code == 2 and f"cannot read ONNX model '{bad}': {reason}" in one_line_error(err)
 
 
 def test_compile_then_run_the_artifact_gives_the_same_cycles(capsys, tmp_path):

@@ -117,6 +117,27 @@ def test_unsupported_op_names_node_op_opset_and_supported_list():
            "Reshape, Sigmoid, Softmax, Transpose" in msg
 
 
+@pytest.mark.parametrize("content,needle", [
+    (b"not a model", r"not a valid ONNX protobuf \(Error parsing message"),
+    (b"", "it has no graph outputs"),
+    (None, "No such file or directory"),
+])
+def test_unreadable_files_are_frontend_errors_naming_the_file(tmp_path, content, needle):
+    path = tmp_path / "bad.onnx"
+    if content is not None:
+        path.write_bytes(content)
+    with pytest.raises(FrontendError, match=rf"cannot read ONNX model '{path}': {needle}"):
+        import_onnx(str(path))
+    with pytest.raises(FrontendError, match="cannot read ONNX model"):  # and via build()
+        from compiler.backends import build
+        build(str(path), "npu-tiny")
+
+
+def test_unreadable_bytes_are_a_frontend_error():
+    with pytest.raises(FrontendError, match="cannot read ONNX bytes: not a valid ONNX"):
+        import_onnx(b"\x00garbage")
+
+
 def test_dynamic_batch_needs_input_shapes():
     m = model([helper.make_node("Relu", ["x"], ["y"])], None, x_dims=["N", 4])
     with pytest.raises(FrontendError, match=r"input 'x' has dynamic shape \['\?', 4\]; pass "
