@@ -2,6 +2,7 @@
 by the emulator (and on a GPU where one exists), are bit-exact against the integer reference;
 grid/block/shared-memory choices follow the data; the roofline estimate and its label."""
 
+import os
 import re
 import shutil
 
@@ -46,6 +47,18 @@ def test_every_kernel_compiles_with_nvcc(gpu_zoo, name):
     entries = set(re.findall(r"\.entry\s+(\w+)", ptx))
     assert entries == {k.name for k in mod.program.kernels}
     assert f".target {mod.target.arch}" in ptx
+
+
+def test_each_arch_keeps_its_own_ptx_in_the_shared_cache(gpu_zoo):
+    """The gpu tags emit the same CUDA, hence share a cache directory: an h100 build must not
+    replace the a100 PTX another worker is about to read."""
+    require_nvcc()
+    a100 = gpu_zoo["mlp"]
+    h100 = build(a100.prepared.module, "gpu-h100")
+    assert h100.workdir == a100.workdir and h100.target.arch != a100.target.arch
+    pa, ph = a100.ptx(), h100.ptx()
+    assert pa != ph and ".target sm_80" in pa.read_text() and ".target sm_90" in ph.read_text()
+    assert not list(a100.workdir.glob(f"*.{os.getpid()}.*"))  # private names renamed away
 
 
 @needs_cxx

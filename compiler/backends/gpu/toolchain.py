@@ -4,6 +4,7 @@ or to a shared library (hosts with a GPU), and count the devices through libcuda
 from __future__ import annotations
 
 import ctypes
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -45,18 +46,26 @@ def _nvcc(args: list, what: str, nvcc: str | None) -> None:
                             f"{' '.join([path, *args])}\n{tail}")
 
 
+def _build(source: Path, name: str, args: list, nvcc: str | None) -> Path:
+    # one source serves every gpu tag (a100, h100 ... emit the same CUDA), so outputs carry
+    # the arch in their name; nvcc writes a private name that is renamed into place, so a
+    # process sharing the cache (a test worker) never reads a half-written or other-arch
+    # file, and a library another process has loaded is replaced, not overwritten
+    out = source.with_name(name)
+    tmp = out.with_name(f"{out.stem}.{os.getpid()}{out.suffix}")
+    _nvcc([*args, "-o", str(tmp), str(source)], str(source), nvcc)
+    tmp.replace(out)
+    return out
+
+
 def compile_ptx(source: Path, arch: str, nvcc: str | None = None) -> Path:
     """nvcc -ptx: proves every kernel compiles for `arch` (no GPU needed)."""
-    out = source.with_suffix(".ptx")
-    _nvcc(["-ptx", f"-arch={arch}", "-o", str(out), str(source)], str(source), nvcc)
-    return out
+    return _build(source, f"{source.stem}.{arch}.ptx", ["-ptx", f"-arch={arch}"], nvcc)
 
 
 def compile_library(source: Path, arch: str, nvcc: str | None = None) -> Path:
-    out = source.with_name("libmodel_cuda.so")
-    _nvcc(["-O3", f"-arch={arch}", "-shared", "-Xcompiler", "-fPIC", "-o", str(out),
-           str(source)], str(source), nvcc)
-    return out
+    return _build(source, f"libmodel_cuda.{arch}.so",
+                  ["-O3", f"-arch={arch}", "-shared", "-Xcompiler", "-fPIC"], nvcc)
 
 
 def load(lib: Path) -> ctypes.CDLL:
