@@ -4,7 +4,7 @@ These formulas are the contract between the SimPy model and the RTL; the ISA spe
 them in each instruction's `timing` key, docs/timing.md documents them, and the cocotb
 testbenches check the Verilog against them cycle for cycle. Symbols:
 R, C array rows/cols; L vector lanes; P vector pipeline depth; S DMA setup;
-Lat DRAM latency; BW DRAM bytes per cycle.
+Lat DRAM latency; BW DRAM bytes per cycle; F zero-fill elements per cycle of a DMA load.
 """
 
 from __future__ import annotations
@@ -28,13 +28,14 @@ class HwParams:
     dma_setup: int
     dram_latency: int
     dram_bw: int
+    dma_fill_lanes: int
 
     @classmethod
     def from_target(cls, target) -> "HwParams":
         return cls(array_rows=target.array_rows, array_cols=target.array_cols,
                    vector_lanes=target.vector_lanes, vector_pipeline=target.vector_pipeline,
                    dma_setup=target.dma_setup, dram_latency=target.dram_latency,
-                   dram_bw=target.dram_bw)
+                   dram_bw=target.dram_bw, dma_fill_lanes=target.dma_fill_lanes)
 
 
 def dispatch() -> int:
@@ -57,16 +58,37 @@ def barrier() -> int:
     return 1
 
 
-def dma(hw: HwParams, dram_bytes: int) -> int:
-    """S + Lat + ceil(bytes / BW): setup, first-beat latency, then the data beats.
+def dma(hw: HwParams, dram_bytes: int, fill_elems: int = 0) -> int:
+    """max(S + Lat + ceil(bytes / BW), ceil(fill / F)): setup, first-beat latency and the data
+    beats, or the zero fill of a padded load if that is longer.
 
-    Padding is written by the SRAM side while data streams and costs nothing extra.
-    Under contention the beats wait for the shared DRAM port (see npusim.dram)."""
-    return hw.dma_setup + hw.dram_latency + dma_beats(hw, dram_bytes)
+    A padded load's SRAM side walks the whole padded tile (`fill_elems`, see dma_fill_elems)
+    F elements per cycle from the instruction's first cycle, beside the beats; the load ends
+    when both are done. Under contention the beats wait for the shared DRAM port (see
+    npusim.dram) while the fill does not: npusim.units.dma applies the fill bound on top."""
+    return max(hw.dma_setup + hw.dram_latency + dma_beats(hw, dram_bytes),
+               dma_fill(hw, fill_elems))
 
 
 def dma_beats(hw: HwParams, dram_bytes: int) -> int:
     return ceil(dram_bytes / hw.dram_bw)
+
+
+def dma_fill(hw: HwParams, fill_elems: int) -> int:
+    """ceil(fill / F): cycles of the zero-fill walker (0 when the load has no padding)."""
+    return ceil(fill_elems / hw.dma_fill_lanes)
+
+
+def dma_fill_elems(instr, regs: dict) -> int:
+    """SRAM elements the zero fill walks: the whole padded tile of a load with any padding,
+    planes x (pad_top + rows + pad_bottom) x (pad_left + cols + pad_right); 0 otherwise
+    (a store, or a load without padding, writes no zeros)."""
+    f = instr.fields
+    pads = [f.get(k, 0) for k in ("pad_top", "pad_bottom", "pad_left", "pad_right")]
+    if not any(pads):
+        return 0
+    pt, pb, pl, pr = pads
+    return regs.get("dma_planes", 1) * (pt + f["rows"] + pb) * (pl + f["cols"] + pr)
 
 
 def matrix_gemm(hw: HwParams, m: int, k: int, n: int) -> int:
@@ -132,7 +154,8 @@ def unit_cycles(hw: HwParams, instr, regs: dict) -> int:
     if rule == "vector_pool":
         return vector_pool(hw, f, regs)
     if rule == "dma":
-        return dma(hw, dma_bytes(instr, regs, elem_bytes=regs["elem_bytes"]))
+        return dma(hw, dma_bytes(instr, regs, elem_bytes=regs["elem_bytes"]),
+                   dma_fill_elems(instr, regs))
     if rule in ("cfg", "sync", "barrier", "dispatch"):
         return RULES[rule]()
     raise KeyError(f"no cycle rule named '{rule}' (instruction {instr.mnemonic})")

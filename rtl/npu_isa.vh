@@ -178,7 +178,7 @@ localparam integer CFG_VALUE_W = 32;
 
 // ---- load (dma; unit: named by field 'chan')
 // semantics: DRAM -> SRAM strided copy of planes x rows x cols elements, zero-padding rows and columns.
-// timing: dma = S + Lat + ceil(bytes / BW) cycles
+// timing: dma = max(S + Lat + ceil(bytes / BW), ceil(fill / F)) cycles
 //   chan       [10:8] u: DMA channel (engine) that executes it
 //   buf        [12:11] enum:buf: destination buffer
 //   sram       [32:13] u: destination element address
@@ -216,7 +216,7 @@ localparam integer LOAD_PAD_RIGHT_W = 3;
 
 // ---- store (dma; unit: named by field 'chan')
 // semantics: SRAM -> DRAM strided copy of planes x rows x cols elements.
-// timing: dma = S + Lat + ceil(bytes / BW) cycles
+// timing: dma = max(S + Lat + ceil(bytes / BW), ceil(fill / F)) cycles
 //   chan       [10:8] u: DMA channel (engine) that executes it
 //   buf        [12:11] enum:buf: source buffer
 //   sram       [32:13] u: source element address

@@ -33,6 +33,9 @@ class Hw:
     elem_bytes: dict
     dtype: str
     freq_mhz: int
+    # zero-fill elements per cycle of a padded load; None where nothing writes padding (the
+    # cpu/gpu backends' stand-in Hw, which moves no data through a DMA)
+    dma_fill_lanes: int | None = None
 
     @classmethod
     def from_target(cls, t) -> "Hw":
@@ -41,7 +44,8 @@ class Hw:
                    dram_latency=t.dram_latency, dram_bw=t.dram_bw, dma_engines=t.dma_engines,
                    num_cores=t.num_cores, semaphores=t.semaphores, queue_depth=t.queue_depth,
                    buffer_elems=dict(t.derived.buffer_elems),
-                   elem_bytes=dict(t.derived.elem_bytes), dtype=t.dtype, freq_mhz=t.freq_mhz)
+                   elem_bytes=dict(t.derived.elem_bytes), dtype=t.dtype, freq_mhz=t.freq_mhz,
+                   dma_fill_lanes=t.dma_fill_lanes)
 
     @property
     def peak_macs(self) -> int:
@@ -73,8 +77,16 @@ class Hw:
     def pool(self, oh: int, ow: int, kh: int, kw: int, channels: int) -> int:
         return self.pipeline + oh * ow * kh * kw * ceil(channels / self.lanes)
 
-    def dma(self, nbytes: int) -> int:
-        return self.dma_setup + self.dram_latency + self.beats(nbytes)
+    def dma(self, nbytes: int, fill_elems: int = 0) -> int:
+        """max(S + Lat + beats, ceil(fill / F)); fill = a padded load's whole SRAM tile."""
+        return max(self.dma_setup + self.dram_latency + self.beats(nbytes),
+                   self.dma_fill(fill_elems))
+
+    def dma_fill(self, fill_elems: int) -> int:
+        """Cycles the SRAM side needs to zero-fill `fill_elems` (counted from the start)."""
+        if not fill_elems or self.dma_fill_lanes is None:
+            return 0
+        return ceil(fill_elems / self.dma_fill_lanes)
 
     def beats(self, nbytes: int) -> int:
         return ceil(nbytes / self.dram_bw)

@@ -120,7 +120,8 @@ def render(spec: IsaSpec, root: Path) -> str:
             "table; `npusim.timing` implements them (checked by "
             "tests/npusim/test_timing_contract.py) and the RTL is checked against the model. "
             "Symbols: R, C array rows/cols; L vector lanes; P vector pipeline depth; S DMA setup; "
-            "Lat DRAM latency; BW DRAM bytes per cycle; other names are instruction fields.", ""]
+            "Lat DRAM latency; BW DRAM bytes per cycle; F DMA zero-fill elements per cycle "
+            "(dma-fill-lanes); other names are instruction fields or named in the notes.", ""]
     out += _table(["rule", "cycles", "instructions", "notes"],
                   [[f"`{r}`", f"`{spec.timing[r].cycles}`",
                     ", ".join(f"`{i.mnemonic}`" for i in spec.instructions if i.timing == r),

@@ -122,6 +122,8 @@ NPU_ATTRS = (
          unit="B/cycle"),
     Attr("dram-latency", int, 100, 0, 10000, doc="DRAM access latency", unit="cycles"),
     Attr("dma-setup", int, 8, 0, 1000, doc="fixed cost to start a DMA transfer", unit="cycles"),
+    Attr("dma-fill-lanes", int, 16, 1, 1024,
+         doc="zero-fill elements written per cycle by a DMA load's SRAM side", unit="elements"),
     Attr("vector-pipeline", int, 4, 0, 64, doc="pipeline latency per vector instruction",
          unit="cycles"),
     Attr("queue-depth", int, 8, 1, 256, doc="instruction queue depth per unit", unit="entries"),

@@ -47,7 +47,9 @@ def dma_load(instr, state, dram, timing_only):
     # checked before the timing-only return, so both modes fault alike
     dram.check_strided(f["dram"], planes, plane_stride, rows, f["stride"], cols * eb)
     nbytes = planes * rows * cols * eb
-    info = ExecInfo(timing.dma(state.hw, nbytes), dram_bytes=nbytes, sram_bytes=extent * eb)
+    fill = timing.dma_fill_elems(instr, {"dma_planes": planes})
+    info = ExecInfo(timing.dma(state.hw, nbytes, fill), dram_bytes=nbytes,
+                    sram_bytes=extent * eb, fill_elems=fill)
     if timing_only:
         return info, None
     raw = dram.strided(f["dram"], planes, plane_stride, rows, f["stride"], cols * eb)

@@ -28,6 +28,7 @@ class ExecInfo:
     sram_bytes: int = 0
     macs: int = 0
     vector_ops: int = 0
+    fill_elems: int = 0    # SRAM elements a padded load's zero fill walks (timing.dma_fill_elems)
 
 
 class CoreState:

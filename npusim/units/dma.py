@@ -1,14 +1,18 @@
-"""A DMA channel as a SimPy process: setup, data beats over the shared DRAM port, latency."""
+"""A DMA channel as a SimPy process: setup, data beats over the shared DRAM port, latency,
+and the zero fill of a padded load beside them."""
 
 from __future__ import annotations
 
+from npusim import timing
 from npusim.exec import issue
 from npusim.units.base import Unit
 
 
 class DmaUnit(Unit):
-    """Uncontended, a transfer takes exactly timing.dma = setup + latency + ceil(bytes / BW);
-    waiting for the shared port (other channels, other cores) is counted as stall_dram."""
+    """Uncontended, a transfer takes exactly timing.dma = max(setup + latency + ceil(bytes / BW),
+    ceil(fill / F)); waiting for the shared port (other channels, other cores) is counted as
+    stall_dram. The fill walker needs no port: it runs from the start, so a load ends at the
+    later of its (possibly delayed) last beat and start + ceil(fill / F)."""
 
     def __init__(self, core, name: str, port):
         self.port = port
@@ -21,15 +25,20 @@ class DmaUnit(Unit):
         core, env = self.core, self.env
         info, commit = issue(instr, core.state, core.dram, core.timing_only)
         hw = core.state.hw
+        start = env.now
+        fill_end = start + timing.dma_fill(hw, info.fill_elems)
         if hw.dma_setup:
             yield env.timeout(hw.dma_setup)
         self.waiting = "DRAM port (shared by every DMA channel of every core)"
-        stall = yield from self.port.transfer(info.dram_bytes,
-                                              "read" if ref == "dma_load" else "write")
+        yield from self.port.transfer(info.dram_bytes, "read" if ref == "dma_load" else "write")
         self.waiting = None
-        self.counters["stall_dram"] += stall
         if hw.dram_latency:
             yield env.timeout(hw.dram_latency)
+        if env.now < fill_end:
+            yield env.timeout(fill_end - env.now)
+        # the port wait that made the transfer end late; a wait the zero fill hid is no stall
+        stall = env.now - start - info.cycles
+        self.counters["stall_dram"] += stall
         if commit is not None:
             commit()
         return info, stall

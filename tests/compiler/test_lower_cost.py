@@ -8,13 +8,15 @@ from isa.codec import instruction
 from isa.target import Target
 from npusim import timing
 
-TARGETS = ["npu-tiny", "npu-edge", "npu-server", "npu -array=8x32 -vector-lanes=8 -dram-bw=4"]
+TARGETS = ["npu-tiny", "npu-edge", "npu-server", "npu -array=8x32 -vector-lanes=8 -dram-bw=4",
+           "npu-tiny -dma-fill-lanes=1 -dma-setup=0 -dram-latency=0"]
 
 
 @settings(max_examples=60, deadline=None)
 @given(t=st.sampled_from(TARGETS), m=st.integers(1, 5000), k=st.integers(1, 32),
-       n=st.integers(1, 32), length=st.integers(1, 65535), nbytes=st.integers(1, 1 << 20))
-def test_matrix_vector_dma_rules_match_npusim(t, m, k, n, length, nbytes):
+       n=st.integers(1, 32), length=st.integers(1, 65535), nbytes=st.integers(1, 1 << 20),
+       fill=st.integers(0, 1 << 20))
+def test_matrix_vector_dma_rules_match_npusim(t, m, k, n, length, nbytes, fill):
     target = Target.create(t)
     hw, ref = Hw.from_target(target), timing.HwParams.from_target(target)
     k, n = min(k, hw.rows), min(n, hw.cols)
@@ -22,6 +24,8 @@ def test_matrix_vector_dma_rules_match_npusim(t, m, k, n, length, nbytes):
     assert hw.vector(length) == timing.vector_elementwise(ref, length)
     assert hw.requant(length) == timing.vector_requant(ref, length)
     assert hw.dma(nbytes) == timing.dma(ref, nbytes)
+    assert hw.dma(nbytes, fill) == timing.dma(ref, nbytes, fill)
+    assert hw.dma_fill(fill) == timing.dma_fill(ref, fill)
 
 
 @settings(max_examples=60, deadline=None)

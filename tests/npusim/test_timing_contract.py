@@ -7,6 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from isa.spec import load_spec
+from isa.codec import instruction
+from isa.target import Target
 from npusim import timing
 
 SPEC = load_spec()
@@ -15,7 +17,8 @@ SPEC = load_spec()
 def formula(rule: str, **symbols) -> int:
     """Evaluate the spec's formula text for `rule` with the given symbol values."""
     # one namespace: a generator expression in the formula sees only globals
-    namespace = {"__builtins__": {}, "ceil": math.ceil, "sum": sum, "min": min, **symbols}
+    namespace = {"__builtins__": {}, "ceil": math.ceil, "sum": sum, "min": min, "max": max,
+                 **symbols}
     return eval(SPEC.timing[rule].cycles, namespace)
 
 
@@ -23,12 +26,12 @@ hw_params = st.builds(
     timing.HwParams, array_rows=st.integers(1, 32), array_cols=st.integers(1, 32),
     vector_lanes=st.integers(1, 64), vector_pipeline=st.integers(0, 64),
     dma_setup=st.integers(0, 1000), dram_latency=st.integers(0, 10000),
-    dram_bw=st.integers(1, 1024))
+    dram_bw=st.integers(1, 1024), dma_fill_lanes=st.integers(1, 1024))
 
 
 def symbols(hw):
     return dict(R=hw.array_rows, C=hw.array_cols, L=hw.vector_lanes, P=hw.vector_pipeline,
-                S=hw.dma_setup, Lat=hw.dram_latency, BW=hw.dram_bw)
+                S=hw.dma_setup, Lat=hw.dram_latency, BW=hw.dram_bw, F=hw.dma_fill_lanes)
 
 
 def test_every_rule_named_by_an_instruction_is_implemented():
@@ -43,9 +46,43 @@ def test_constant_rules(rule):
 
 
 @settings(max_examples=200, deadline=None)
-@given(hw=hw_params, nbytes=st.integers(0, 1 << 24))
-def test_dma(hw, nbytes):
-    assert timing.dma(hw, nbytes) == formula("dma", bytes=nbytes, **symbols(hw))
+@given(hw=hw_params, nbytes=st.integers(0, 1 << 24), fill=st.integers(0, 1 << 24))
+def test_dma(hw, nbytes, fill):
+    assert timing.dma(hw, nbytes, fill) == formula("dma", bytes=nbytes, fill=fill, **symbols(hw))
+
+
+@settings(max_examples=200, deadline=None)
+@given(hw=hw_params, store=st.booleans(), planes=st.integers(1, 4095),
+       rows=st.integers(1, 4095), cols=st.integers(1, 4095),
+       pads=st.tuples(*[st.integers(0, 7)] * 4), abuf=st.booleans())
+def test_dma_unit_cycles_reads_bytes_and_fill_from_the_instruction(hw, store, planes, rows,
+                                                                   cols, pads, abuf):
+    """unit_cycles of a load/store: the spec's bytes and fill definitions, from its fields."""
+    eb = 4 if abuf else 1
+    buf = "abuf" if abuf else "ibuf"
+    geometry = dict(chan=0, buf=buf, sram=0, dram=0, rows=rows, cols=cols, stride=cols * eb)
+    pt, pb, pl, pr = pads
+    if store:
+        instr = instruction("store", **geometry)
+    else:
+        instr = instruction("load", pad_top=pt, pad_bottom=pb, pad_left=pl, pad_right=pr,
+                            **geometry)
+    fill = 0 if store or not any(pads) else planes * (pt + rows + pb) * (pl + cols + pr)
+    regs = {"dma_planes": planes, "elem_bytes": eb}
+    assert timing.unit_cycles(hw, instr, regs) == formula(
+        "dma", bytes=planes * rows * cols * eb, fill=fill, **symbols(hw))
+
+
+def test_dma_fill_bound_binds_only_past_the_transfer():
+    """npu-tiny numbers (S=2, Lat=10, BW=4, F=16): a 1x1 int8 load with 7 pad rows and
+    columns each side fills 15 * 15 = 225 elements in 15 cycles, past 2 + 10 + 1 = 13; with
+    one pad each side (9 elements, 1 cycle) the transfer's 13 cycles stand."""
+    hw = timing.HwParams.from_target(Target.from_string("npu-tiny"))
+    assert (hw.dma_setup, hw.dram_latency, hw.dram_bw, hw.dma_fill_lanes) == (2, 10, 4, 16)
+    assert timing.dma_fill(hw, 225) == 15
+    assert timing.dma(hw, 1, 225) == 15
+    assert timing.dma(hw, 1, 9) == 13
+    assert timing.dma(hw, 1) == 13
 
 
 @settings(max_examples=200, deadline=None)

@@ -77,6 +77,7 @@ class Emitter:
         eb = self.eb[buffer]
         pt, pb, pl, pr = pads
         extent = planes * (pt + rows + pb) * (pl + cols + pr)
+        fill = extent if any(pads) else 0  # the SRAM side walks the padded tile writing zeros
         nbytes = planes * rows * cols * eb
         last = dram + (planes - 1) * plane_stride + (rows - 1) * stride + cols * eb
         fields = [("chan", self.chan[role][3:]), ("sram", buf(buffer, sram)),
@@ -84,9 +85,10 @@ class Emitter:
         fields += [(k, v) for k, v in zip(("pad_top", "pad_bottom", "pad_left", "pad_right"),
                                           pads) if v]
         regs = {"dma_planes": planes, "dma_plane_stride": plane_stride if planes > 1 else 0}
-        return self.add(Op(self.chan[role], f"load {operands(fields)}", self.hw.dma(nbytes),
-                           reads=(("dram", dram, last),), writes=((buffer, sram, sram + extent),),
-                           regs=regs, comment=comment, nbytes=nbytes))
+        return self.add(Op(self.chan[role], f"load {operands(fields)}",
+                           self.hw.dma(nbytes, fill), reads=(("dram", dram, last),),
+                           writes=((buffer, sram, sram + extent),), regs=regs, comment=comment,
+                           nbytes=nbytes, fill=fill))
 
     def store(self, role: str, buffer: str, sram: int, dram: int, rows: int, cols: int,
               stride: int, planes: int = 1, plane_stride: int = 0, comment: str = "") -> Op:

@@ -17,6 +17,7 @@ class Op:
     regs: dict = field(default_factory=dict)   # config registers of `unit` this op needs
     comment: str = ""
     nbytes: int = 0              # DRAM bytes moved (DMA)
+    fill: int = 0                # SRAM elements a padded load zero-fills (the dma rule's fill)
     layer: int = 0
     id: int = -1
     deps: list = field(default_factory=list)  # ids of earlier ops it must follow

@@ -149,10 +149,11 @@ def schedule(ops: list, stream: Stream) -> None:
                 issue(u, 0, 1)
         ready = max((end[d] for d in op.deps if d in end), default=0)
         begin = issue(u, ready, op.cycles)
-        if op.nbytes:  # DMA: setup, then beats on the shared port, then latency
+        if op.nbytes:  # DMA: setup, then beats on the shared port, then latency; the zero
+            # fill of a padded load runs from the start beside them and needs no port
             beats_at = max(begin + hw.dma_setup, port_free)
             port_free = beats_at + hw.beats(op.nbytes)
-            t_unit[u] = port_free + hw.dram_latency
+            t_unit[u] = max(port_free + hw.dram_latency, begin + hw.dma_fill(op.fill))
         finish = t_unit[u]
         stream.entries.append(("op", op))
         pos[i] = count[u]
