@@ -1,15 +1,16 @@
 // One DMA channel: load (DRAM -> SRAM, zero padding) and store (SRAM -> DRAM) of 2-D/3-D
 // strided tiles, and its dma_* config registers. Cycle-exact to npusim.timing.dma:
-//   S + Lat + ceil(bytes / BW)   (S = SETUP here, Lat and BW are the DRAM model's)
+//   max(S + Lat + ceil(bytes / BW), ceil(fill / F))   (S = SETUP, F = PAD_LANES here; Lat and
+//   BW are the DRAM model's; fill = the padded tile's elements, 0 without padding)
 // S setup cycles, then one BW-byte beat requested per cycle; a load writes each response into
 // SRAM as it returns, a store finishes with the last write's acknowledgement. Padding is
-// written by a zero-fill walker beside the beats; it adds cycles only past the bound in
-// docs/rtl.md (PAD_LANES lanes per cycle).
+// written by a zero-fill walker that starts at edge 0 beside the beats, PAD_LANES positions
+// per cycle; the load ends when both are done (docs/rtl.md).
 `default_nettype none
 module dma_engine #(
     parameter integer BW        = 4,   // DRAM bytes per beat (Target dram_bw)
     parameter integer SETUP     = 2,   // Target dma_setup
-    parameter integer PAD_LANES = 16,
+    parameter integer PAD_LANES = 16,  // Target dma_fill_lanes (zero-fill positions per cycle)
     parameter integer AW        = 20,
     parameter integer DAW       = 32
 ) (

@@ -5,11 +5,6 @@ from __future__ import annotations
 
 from isa.target import Target, TargetError
 
-# The zero-fill lanes of the DMA's pad writer: a microarchitecture choice of the RTL, not a
-# Target attribute. Padding is free in npusim's rule only while ceil(tile / PAD_LANES) fits in
-# the transfer's setup + latency + beats (docs/rtl.md, "DMA padding bound").
-PAD_LANES = 16
-
 UNITS = ("matrix", "vector", "dma")
 UNIT_TOPS = {"matrix": "matrix_engine", "vector": "vector_unit", "dma": "dma_engine"}
 # rtl/ files of each unit, top module first (the DRAM model is the DMA testbench's, not the unit's)
@@ -45,7 +40,8 @@ def vector_params(t: Target) -> dict:
 
 
 def dma_params(t: Target) -> dict:
-    return {"BW": t.dram_bw, "SETUP": t.dma_setup, "PAD_LANES": PAD_LANES}
+    # PAD_LANES: the zero-fill walker's lanes, the `F` of the dma cycle rule
+    return {"BW": t.dram_bw, "SETUP": t.dma_setup, "PAD_LANES": t.dma_fill_lanes}
 
 
 def dram_params(t: Target, dram_bytes: int | None = None) -> dict:
