@@ -28,7 +28,7 @@ run: deps
 	$(BIN)/npusim run
 
 test: deps
-	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 clean:
 	rm -rf $(VENV) sim_build out build *.egg-info

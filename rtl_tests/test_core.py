@@ -11,8 +11,9 @@ import pytest
 from rtl_tests.tb.core_programs import PROGRAMS
 from rtl_tests.tb.core_runner import core_build_dir, run_core
 
-# all in one xdist worker (make test uses --dist loadgroup), so each Target simulates once
-pytestmark = pytest.mark.xdist_group("rtl_core")
+# One xdist worker must run this whole file, so each Target simulates once and no two workers
+# rewrite one agreement folder: make test uses --dist loadfile (xdist's loadgroup mark has no
+# effect under pytest 9.2, where an item can no longer rename its nodeid).
 
 TARGET = "npu-tiny"
 # npu-tiny with a one-entry queue (dispatch stalls behind every busy unit), a deeper vector
