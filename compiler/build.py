@@ -64,3 +64,18 @@ def build_float(model, pipeline: str | None = None, **model_kwargs) -> Graph:
     graph, with graph.meta['memory_plan'] sized for its float32 tensors."""
     return PassManager.from_string(pipeline or FLOAT_PIPELINE).run(
         load_model(model, **model_kwargs))
+
+
+def split_host_softmax(g: Graph) -> dict:
+    """Hand a float graph's final softmax(es) to the host, as the quantized pipeline does:
+    re-points those outputs at the softmax inputs, prunes, and returns
+    {npu output: (model output, (("softmax", axis),))} for the host to apply."""
+    post = {}
+    producers = g.producers()
+    for i, out in enumerate(list(g.outputs)):
+        node = producers.get(out)
+        if node is not None and node.op == "nn.softmax":
+            g.outputs[i] = node.inputs[0]
+            post[node.inputs[0]] = (out, (("softmax", node.attrs.get("axis", -1)),))
+    g.prune()
+    return post

@@ -13,7 +13,6 @@ from ...errors import CompilerError
 from ...lower.program import lower
 
 DTYPES = ("int8", "float32")
-HOST_TAIL = ("nn.softmax",)  # a float graph's final softmax runs on the host, as on the NPU
 # max |ref - got| / max |ref| of float32 C against the numpy float32 reference: only the
 # summation order differs (observed <= 2e-6 on the zoo models at 32x32)
 FLOAT_TOLERANCE = 1e-4
@@ -79,19 +78,12 @@ class Prepared:
 
 
 def _float_graph(model, **model_kwargs):
-    from ...build import build_float, load_model
+    from ...build import build_float, load_model, split_host_softmax
     from ...module import QuantizedModule
     source = model.float_graph if isinstance(model, QuantizedModule) else \
         load_model(model, **model_kwargs)
     g = build_float(source)
-    post = {}
-    producers = g.producers()
-    for i, out in enumerate(list(g.outputs)):
-        node = producers.get(out)
-        if node is not None and node.op in HOST_TAIL:
-            g.outputs[i] = node.inputs[0]
-            post[node.inputs[0]] = (out, (("softmax", node.attrs.get("axis", -1)),))
-    g.prune()
+    post = split_host_softmax(g)
     return source, g, post
 
 

@@ -9,23 +9,14 @@ from ...errors import CompilerError
 from ...lower.program import lower
 from .codegen import generate
 
-HOST_TAIL = ("nn.softmax",)  # left to the host, as the quantized pipeline does
-
 
 def _float_graph(model, **kw):
     """The float model through the float pipeline (fp16 Targets run it unquantized)."""
-    from ...build import FLOAT_PIPELINE, load_model
+    from ...build import FLOAT_PIPELINE, load_model, split_host_softmax
     from ...passes import PassManager
     graph = load_model(model, **kw)
     g = PassManager.from_string(FLOAT_PIPELINE).run(graph)
-    post = {}
-    producers = g.producers()
-    for i, out in enumerate(list(g.outputs)):
-        node = producers.get(out)
-        if node is not None and node.op in HOST_TAIL:
-            g.outputs[i] = node.inputs[0]
-            post[node.inputs[0]] = (out, (("softmax", node.attrs.get("axis", -1)),))
-    g.prune()
+    post = split_host_softmax(g)
     return graph, g, post
 
 
