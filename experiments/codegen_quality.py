@@ -16,7 +16,8 @@ import json
 import sys
 import time
 
-from npusim.cli.run_cmd import compile_model, execute, summary
+from npusim.cli.report import summary
+from npusim.cli.run_cmd import compile_model, execute
 
 REWRITES = {"all rewrites": {}, "no swapped roles": {"swap": False},
             "no space-to-depth": {"s2d": False}, "no column folding": {"fold": False},
