@@ -25,11 +25,3 @@ class SlotCache:
         self.next = (self.next + 1) % self.nslots
         self.loads += 1
         return slot, True
-
-
-def count_loads(keys, nslots: int) -> int:
-    """DRAM loads a key sequence costs under SlotCache(nslots)."""
-    cache = SlotCache(nslots)
-    for k in keys:
-        cache.get(k)
-    return cache.loads

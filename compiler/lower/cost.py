@@ -48,11 +48,6 @@ class Hw:
                    dma_fill_lanes=t.dma_fill_lanes)
 
     @property
-    def peak_macs(self) -> int:
-        """MACs per cycle of one core."""
-        return self.rows * self.cols
-
-    @property
     def act_bytes(self) -> int:
         """Bytes of one activation/weight element in DRAM (int8: 1, fp16: 2)."""
         return self.elem_bytes["ibuf"]

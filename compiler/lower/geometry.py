@@ -3,7 +3,7 @@ block-diagonal weights for grouped/depthwise convs and the space-to-depth rewrit
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -139,7 +139,3 @@ def subsample(geom: ConvGeom) -> ConvGeom | None:
     if (g.kh, g.kw) != (1, 1) or (g.sh, g.sw) == (1, 1) or any(g.pads) or g.groups != 1:
         return None
     return ConvGeom(g.n, g.oh, g.ow, g.cin, g.cout, 1, 1)
-
-
-def with_batch(geom: ConvGeom, n: int) -> ConvGeom:
-    return replace(geom, n=n)
