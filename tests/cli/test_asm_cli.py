@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from isa.asm import Program, assemble_file
-from npusim.cli.main import main
+from cli_helpers import run
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 
@@ -18,12 +18,6 @@ EXAMPLES = Path(__file__).parents[2] / "examples"
 @pytest.fixture
 def gemm_s(tmp_path):
     return Path(shutil.copy(EXAMPLES / "gemm_tile.s", tmp_path / "gemm_tile.s"))
-
-
-def run(capsys, *argv):
-    code = main(list(map(str, argv)))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_asm_writes_the_bin_next_to_the_source(capsys, gemm_s):

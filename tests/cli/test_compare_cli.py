@@ -6,20 +6,9 @@ import shutil
 
 import pytest
 
-from npusim.cli.main import main
+from cli_helpers import one_line_error, run
 
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler")
-
-
-def run(capsys, *argv):
-    code = main(list(map(str, argv)))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_line_error(err):
-    assert err.count("\n") == 1 and err.startswith("npusim: error: ") and "Traceback" not in err
-    return err
 
 
 @pytest.fixture

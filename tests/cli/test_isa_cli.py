@@ -10,15 +10,9 @@ import pytest
 
 from isa import encode_fields
 from isa.spec import load_spec
-from npusim.cli.main import main
+from cli_helpers import run
 
 SPEC = load_spec()
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_summary_has_one_line_per_instruction_grouped_by_class(capsys):

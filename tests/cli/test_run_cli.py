@@ -4,22 +4,11 @@ import json
 
 import pytest
 
-from npusim.cli.main import main
+from cli_helpers import one_line_error, run
 
 JSON_KEYS = {"model", "target", "cycles", "latency_ms", "roofline_cycles", "utilization",
              "verified", "top1_agree", "snr_db", "energy_pj", "sim_wall_s", "layers"}
 ROW_KEYS = {"name", "macs", "cycles", "utilization", "dram_bytes", "bound", "roofline_cycles"}
-
-
-def run(capsys, *argv):
-    code = main(list(map(str, argv)))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_line_error(err):
-    assert err.count("\n") == 1 and err.startswith("npusim: error: ") and "Traceback" not in err
-    return err
 
 
 def test_run_json_has_every_field_and_consistent_totals(capsys):

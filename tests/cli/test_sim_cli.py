@@ -10,23 +10,13 @@ import pytest
 
 from isa.asm import assemble_file
 from isa.semantics import gemm, requantize
+from cli_helpers import one_line_error, run
 from npusim.cli.main import main
 from npusim.simulate import simulate
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 GEMM = EXAMPLES / "gemm_tile.s"
 rng = np.random.default_rng(3)
-
-
-def run(capsys, *argv):
-    code = main(list(map(str, argv)))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_line_error(err):
-    assert err.count("\n") == 1 and err.startswith("npusim: error: ") and "Traceback" not in err
-    return err
 
 
 @pytest.fixture

@@ -9,13 +9,7 @@ import sys
 import pytest
 
 from isa.target import TARGET_TAGS, Target
-from npusim.cli.main import main
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+from cli_helpers import run
 
 
 def test_listing_has_one_line_per_tag_with_key_attributes(capsys):
