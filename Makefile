@@ -4,16 +4,17 @@ PY      ?= python3
 VENV    ?= .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
-APT_PKGS := iverilog yosys
+# iverilog runs the cocotb regression, yosys the area model, verilator (a linter here) the lint tests
+APT_PKGS := iverilog yosys verilator
 
 .PHONY: run test deps sysdeps clean
 
 sysdeps:
-	@missing=""; for p in iverilog yosys; do command -v $$p >/dev/null || missing="$$missing $$p"; done; \
+	@missing=""; for p in $(APT_PKGS); do command -v $$p >/dev/null || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing Debian packages:$$missing"; \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PKGS)) \
-	    || echo "warning: could not install$$missing; RTL tests will skip"; \
+	    || echo "warning: could not install$$missing; RTL tests that need them will skip"; \
 	fi
 
 $(STAMP): pyproject.toml
