@@ -280,7 +280,8 @@ class _Assembler:
                 failed = True
         if failed:
             return
-        instr = decode_word(encode_fields(ins.mnemonic, self.spec, **values))
+        word = encode_fields(ins.mnemonic, self.spec, **values)
+        instr = decode_word(word)
         unit = executing_unit(instr)
         regs = self.regs[self.core].setdefault(unit, {})
         try:
@@ -291,7 +292,7 @@ class _Assembler:
                              e.value) from None
         if ins.mnemonic == "cfg":
             regs[self.spec.enums["reg"].names[instr["reg"]]] = instr["value"]
-        self.cores[self.core].append(encode_fields(ins.mnemonic, self.spec, **values))
+        self.cores[self.core].append(word)
 
     def operand(self, ins: InstructionSpec, op: Operand, stmt: Statement, values: dict,
                 where: dict) -> None:
