@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from npusim import timing
-from npusim.exec.operands import check_sram
+from npusim.exec.operands import check_sram, writer
 from npusim.exec.state import ExecInfo
 from npusim.faults import IllegalInstructionError, MemoryFault
 from npusim.memory import le_dtype
@@ -60,11 +60,7 @@ def dma_load(instr, state, dram, timing_only):
         tile[:, pt:pt + rows, pl:pl + cols] = data
     else:
         tile = data.astype(state.dtypes[buf], copy=False)
-    flat, target, start = tile.reshape(-1), state.buffers[buf], f["sram"]
-
-    def commit():
-        target[start:start + extent] = flat
-    return info, commit
+    return info, writer(state, buf, f["sram"], tile)
 
 
 def dma_store(instr, state, dram, timing_only):
