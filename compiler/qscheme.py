@@ -18,6 +18,7 @@ import numpy as np
 from isa.semantics import INT32_MAX, INT32_MIN, saturate
 
 from .errors import QuantizationError
+from .ops.common import per_channel
 
 QMAX = 127
 MIN_SCALE = 1e-8            # a value that is always 0 still needs a finite scale
@@ -49,9 +50,8 @@ def weight_scales(w: np.ndarray, axis: int) -> np.ndarray:
 def quantize_weights(w: np.ndarray, axis: int) -> tuple:
     """(int8 weights in [-127, 127], float64 scales per channel along `axis`)."""
     s = weight_scales(w, axis)
-    shape = [1] * w.ndim
-    shape[axis % w.ndim] = -1
-    q = np.clip(np.rint(w.astype(np.float64) / s.reshape(shape)), -QMAX, QMAX)
+    q = np.clip(np.rint(w.astype(np.float64) / per_channel(s, axis % w.ndim, w.ndim)),
+                -QMAX, QMAX)
     return q.astype(np.int8), s
 
 

@@ -45,6 +45,13 @@ def window_out(h: int, w: int, kernel, attrs: dict, dilations=(1, 1)) -> tuple:
     return oh, ow
 
 
+def per_channel(v: np.ndarray, axis: int, rank: int) -> np.ndarray:
+    """A 1-D per-channel vector shaped to broadcast along `axis` of a rank-`rank` tensor."""
+    shape = [1] * rank
+    shape[axis] = -1
+    return np.asarray(v).reshape(shape)
+
+
 def require_float(t: TensorType, what: str) -> None:
     if t.dtype not in FLOATS:
         raise OpError(f"{what} must be float32 or float16, got {t.dtype} (quantized graphs "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import OpError
+from .common import per_channel
 from .nn import CONV_ATTRS, conv2d_compute, conv2d_type, dense_type
 from .registry import Attr, OpDef, register_op
 
@@ -33,9 +34,8 @@ def activate(y: np.ndarray, kind: str, lo: float, hi: float) -> np.ndarray:
 
 
 def epilogue(y: np.ndarray, arrays, a, channel_axis: int) -> np.ndarray:
-    shape = [1] * y.ndim
-    shape[channel_axis] = -1
-    y = activate(y + arrays[2].reshape(shape), a["act"], a["act_min"], a["act_max"])
+    y = activate(y + per_channel(arrays[2], channel_axis, y.ndim), a["act"], a["act_min"],
+                 a["act_max"])
     if len(arrays) > 3:
         y = activate(y + arrays[3], a["post_act"], a["post_min"], a["post_max"])
     return y.astype(arrays[0].dtype)

@@ -7,8 +7,8 @@ import numpy as np
 from ..errors import OpError
 from ..ir.types import TensorType
 from . import kernels
-from .common import (LAYOUT_ATTR, WINDOW_ATTRS, make, nchw, norm_axis, require_float,
-                     same_dtype, window_out)
+from .common import (LAYOUT_ATTR, WINDOW_ATTRS, make, nchw, norm_axis, per_channel,
+                     require_float, same_dtype, window_out)
 from .registry import REQUIRED, Attr, OpDef, register_op
 
 KERNEL_LAYOUTS = ("OIHW", "HWIO")
@@ -104,16 +104,10 @@ def bias_add_type(types, a) -> TensorType:
     return x
 
 
-def _per_channel(v: np.ndarray, axis: int, rank: int) -> np.ndarray:
-    shape = [1] * rank
-    shape[axis] = -1
-    return v.reshape(shape)
-
-
 def bias_add_compute(arr, a):
     x, b = arr
     axis = a["axis"] % x.ndim
-    return (x + _per_channel(b, axis, x.ndim)).astype(x.dtype)
+    return (x + per_channel(b, axis, x.ndim)).astype(x.dtype)
 
 
 register_op(OpDef("nn.bias_add", ("data", "bias"), bias_add_type, bias_add_compute,
@@ -141,8 +135,8 @@ def batch_norm_compute(arr, a):
     x = arr[0]
     axis = a["axis"] % x.ndim
     scale, shift = batch_norm_scale_shift(*arr[1:], a["epsilon"])
-    y = x * _per_channel(scale.astype(np.float32), axis, x.ndim)
-    return (y + _per_channel(shift.astype(np.float32), axis, x.ndim)).astype(x.dtype)
+    y = x * per_channel(scale.astype(np.float32), axis, x.ndim)
+    return (y + per_channel(shift.astype(np.float32), axis, x.ndim)).astype(x.dtype)
 
 
 register_op(OpDef("nn.batch_norm", ("data", "gamma", "beta", "mean", "var"), batch_norm_type,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.graph import Graph, Node
+from ..ops.common import per_channel
 from ..ops.nn import batch_norm_scale_shift
 from .base import Pass, register_pass
 from .rewrite import single_user
@@ -18,12 +19,6 @@ def _channel_axis(graph: Graph, node: Node) -> int:
     if node.op == "nn.conv2d":
         return 1 if node.attrs["layout"] == "NCHW" else 3
     return rank - 1
-
-
-def _broadcast(v: np.ndarray, axis: int, rank: int) -> np.ndarray:
-    shape = [1] * rank
-    shape[axis] = -1
-    return v.reshape(shape)
 
 
 @register_pass("fold-bn")
@@ -71,7 +66,7 @@ class FoldBatchNorm(Pass):
                                               bn.attrs["epsilon"])
         w = graph.constants[lin.inputs[1]]
         waxis = _WEIGHT_AXIS[(lin.op, lin.attrs.get("kernel_layout"))]
-        w_new = (w.astype(np.float64) * _broadcast(scale, waxis, w.ndim)).astype(w.dtype)
+        w_new = (w.astype(np.float64) * per_channel(scale, waxis, w.ndim)).astype(w.dtype)
         lin.inputs[1] = graph.add_constant(f"{lin.name}.weight_bn", w_new)
         b = graph.constants[bias_node.inputs[1]] if bias_node is not None else 0.0
         b_new = (np.asarray(b, np.float64) * scale + shift).astype(w.dtype)
