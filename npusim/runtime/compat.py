@@ -15,10 +15,6 @@ AT_LEAST = ("num_cores", "dma_engines", "semaphores", "dram_mb")
 # varies when it re-simulates one binary.
 
 
-def _name(target: Target) -> str:
-    return target_name(target)
-
-
 def _show(target: Target, key: str) -> str:
     attr = target.spec.attr(key)
     return f"-{attr.name}={attr.format(getattr(target, key))}"
@@ -33,15 +29,16 @@ def check_compatible(program_target, device_target, what: str = "program") -> No
             from None
     dev = Target.create(device_target)
     if prog.kind != dev.kind:
-        raise ProgramError(f"{what} was built for target kind '{prog.kind}' ({_name(prog)}) but "
-                           f"the device's kind is '{dev.kind}' ({_name(dev)})")
+        raise ProgramError(f"{what} was built for target kind '{prog.kind}' "
+                           f"({target_name(prog)}) but the device's kind is '{dev.kind}' "
+                           f"({target_name(dev)})")
     problems = [f"{_show(prog, k)} vs {_show(dev, k)}" for k in SAME
                 if getattr(prog, k) != getattr(dev, k)]
     problems += [f"{_show(prog, k)} needs at least that, device has {_show(dev, k)}"
                  for k in AT_LEAST if getattr(prog, k) > getattr(dev, k)]
     if problems:
         raise ProgramError(
-            f"{what} built for {_name(prog)} cannot run on {_name(dev)}: "
+            f"{what} built for {target_name(prog)} cannot run on {target_name(dev)}: "
             + "; ".join(problems) + ". Use a target with the program's "
             + ", ".join(dev.spec.attr(k).name for k in SAME) + " "
             "(only timing attributes such as -dram-bw may differ), or rebuild the program")
