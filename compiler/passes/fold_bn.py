@@ -8,17 +8,10 @@ from ..ir.graph import Graph, Node
 from ..ops.common import per_channel
 from ..ops.nn import batch_norm_scale_shift
 from .base import Pass, register_pass
-from .rewrite import single_user
+from .rewrite import channel_axis, single_user
 
 # Output-channel axis of the weights, by op and kernel layout.
 _WEIGHT_AXIS = {("nn.conv2d", "OIHW"): 0, ("nn.conv2d", "HWIO"): 3, ("nn.dense", None): 1}
-
-
-def _channel_axis(graph: Graph, node: Node) -> int:
-    rank = graph.type_of(node.output).rank
-    if node.op == "nn.conv2d":
-        return 1 if node.attrs["layout"] == "NCHW" else 3
-    return rank - 1
 
 
 @register_pass("fold-bn")
@@ -55,7 +48,7 @@ class FoldBatchNorm(Pass):
                 return False
         if lin.op not in ("nn.conv2d", "nn.dense") or lin.inputs[1] not in graph.constants:
             return False
-        axis = _channel_axis(graph, lin)
+        axis = channel_axis(graph, lin)
         rank = graph.type_of(lin.output).rank
         if bn.attrs["axis"] % rank != axis:
             return False

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..ir.graph import Graph, Node
 from .base import Pass, register_pass
-from .rewrite import single_user
+from .rewrite import channel_axis, single_user
 
 ACT_OPS = ("nn.relu", "clip")
 
@@ -37,8 +37,7 @@ class FuseOps(Pass):
         users = graph.consumers()
         pos = {m.output: i for i, m in enumerate(graph.nodes)}
         chain, cur = [lin], lin.output
-        channel_axis = (1 if lin.attrs.get("layout") == "NCHW" else 3) \
-            if lin.op == "nn.conv2d" else graph.type_of(lin.output).rank - 1
+        axis = channel_axis(graph, lin)
         rank = graph.type_of(lin.output).rank
         attrs = dict(lin.attrs) if lin.op == "nn.conv2d" else {}
 
@@ -48,7 +47,7 @@ class FuseOps(Pass):
 
         bias = None
         nxt = follow(lambda m: m.op == "nn.bias_add" and m.inputs[1] in graph.constants
-                     and m.attrs["axis"] % rank == channel_axis)
+                     and m.attrs["axis"] % rank == axis)
         if nxt is not None:
             bias, cur = nxt.inputs[1], nxt.output
             chain.append(nxt)
@@ -78,7 +77,7 @@ class FuseOps(Pass):
                         cur = nxt.output
                         chain.append(nxt)
         if bias is None:
-            cout = graph.type_of(lin.output).shape[channel_axis]
+            cout = graph.type_of(lin.output).shape[axis]
             dtype = graph.type_of(lin.output).dtype
             bias = graph.add_constant(f"{lin.name}.bias_zero", np.zeros(cout, dtype))
         attrs["pattern"] = "+".join(m.op.split(".")[-1] for m in chain)

@@ -28,3 +28,10 @@ def single_user(graph: Graph, value: str, users: dict):
     if len(readers) != 1 or value in graph.outputs:
         return None
     return readers[0]
+
+
+def channel_axis(graph: Graph, node: Node) -> int:
+    """The channel axis of a conv2d/dense output: 1 (NCHW) or 3 (NHWC) for conv, last for dense."""
+    if node.op == "nn.conv2d":
+        return 1 if node.attrs["layout"] == "NCHW" else 3
+    return graph.type_of(node.output).rank - 1
