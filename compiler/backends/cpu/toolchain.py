@@ -38,28 +38,33 @@ def flags(target) -> list:
 
 def build_library(source: str, target, cc: str | None = None) -> tuple:
     """Compile `source` (cached); -> (library, compile seconds (0.0 when cached), command)."""
-    compiler = find_cc(cc)
-    cmd_flags = flags(target)
-    key = hashlib.sha256("\0".join([compiler, *cmd_flags, source]).encode()).hexdigest()[:20]
-    out = CACHE / key
+    return build_shared([find_cc(cc), *flags(target)], source, CACHE, ".c", ("-lm",),
+                        "the C compiler")
+
+
+def build_shared(base: list, source: str, cache: Path, suffix: str, libs: tuple = (),
+                 what: str = "the compiler") -> tuple:
+    """`base` (compiler and flags) on `source`, once per distinct pair (cached by content
+    hash under `cache`); -> (library, compile seconds (0.0 when cached), command)."""
+    key = hashlib.sha256("\0".join([*base, source]).encode()).hexdigest()[:20]
+    out = cache / key
     lib = out / "libmodel.so"
-    src = out / "model.c"
-    base = [compiler, *cmd_flags]
-    cmd = base + ["-o", str(lib), str(src), "-lm"]
+    src = out / f"model{suffix}"
+    cmd = [*base, "-o", str(lib), str(src), *libs]
     if lib.exists():
         return lib, 0.0, cmd
     out.mkdir(parents=True, exist_ok=True)
     # private names, then renames: concurrent builds of one source (test workers) never see
     # each other's half-written files
-    tmp_src, tmp = out / f"model.{os.getpid()}.c", out / f"libmodel.{os.getpid()}.so"
+    tmp_src, tmp = out / f"model.{os.getpid()}{suffix}", out / f"libmodel.{os.getpid()}.so"
     tmp_src.write_text(source)
     tmp_src.replace(src)
     t0 = time.perf_counter()
-    proc = subprocess.run(base + ["-o", str(tmp), str(src), "-lm"], capture_output=True,
+    proc = subprocess.run([*base, "-o", str(tmp), str(src), *libs], capture_output=True,
                           text=True)
     if proc.returncode != 0:
         tail = "\n".join(proc.stderr.strip().splitlines()[-15:])
-        raise CompilerError(f"the C compiler failed on {src} (exit {proc.returncode}): "
+        raise CompilerError(f"{what} failed on {src} (exit {proc.returncode}): "
                             f"{' '.join(cmd)}\n{tail}")
     tmp.replace(lib)
     return lib, time.perf_counter() - t0, cmd

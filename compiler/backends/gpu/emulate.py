@@ -5,15 +5,13 @@ block's shared memory), __syncthreads is a barrier. Slow; for tests on small mod
 
 from __future__ import annotations
 
-import hashlib
-import os
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 
 from ...errors import CompilerError
 from ..clike.renderer import block
+from ..cpu.toolchain import build_shared
 from .renderer import CudaRenderer
 
 SHIM = """\
@@ -80,20 +78,8 @@ def emulate(module):
     cxx = shutil.which("c++") or shutil.which("g++")
     if cxx is None:
         raise CompilerError("no C++ compiler (c++/g++) found to emulate the CUDA kernels")
-    out = CACHE / hashlib.sha256(source.encode()).hexdigest()[:20]
-    lib = out / "libemulated.so"
-    src = out / f"model.{os.getpid()}.cpp"   # private names, then a rename: test workers
-    tmp = out / f"libemulated.{os.getpid()}.so"  # may build the same source at once
-    cmd = [cxx, "-O1", "-std=c++17", "-shared", "-fPIC", "-pthread", "-o", str(tmp), str(src)]
-    if not lib.exists():
-        out.mkdir(parents=True, exist_ok=True)
-        src.write_text(source)
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0:
-            tail = "\n".join(proc.stderr.strip().splitlines()[-15:])
-            raise CompilerError(f"emulating {prog.name}: {' '.join(cmd)} failed\n{tail}")
-        tmp.replace(lib)
-        src.replace(out / "model.cpp")
+    lib, _, cmd = build_shared([cxx, "-O1", "-std=c++17", "-shared", "-fPIC", "-pthread"],
+                               source, CACHE, ".cpp", (), f"emulating {prog.name}: {cxx}")
     emulated = Program(prog.name, source, prog.kernels, prog.layout, prog.prepared, renderer)
     return HostModule(emulated, module.target, lib, cmd, 0.0)
 
