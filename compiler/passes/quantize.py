@@ -7,7 +7,6 @@ import numpy as np
 from .. import qscheme as qs
 from ..errors import QuantizationError
 from ..ir.graph import Graph, Node
-from ..ir.types import TensorType
 from .base import Pass, register_pass
 
 MOVE_OPS = ("flatten", "reshape", "transpose", "layout_transform", "identity", "nn.dropout")
@@ -215,6 +214,4 @@ class Quantize(Pass):
         q.outputs = [b["qname"] for b in outputs]
         q.meta.update(host={"inputs": inputs, "outputs": outputs}, scales=dict(qz.scale),
                       calibration=calib)
-        for v in q.inputs:
-            q.types[v] = TensorType(graph.type_of(v).shape, "int8")
         return q
