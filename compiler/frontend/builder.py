@@ -77,7 +77,7 @@ class GraphBuilder:
         return Var(name, t, self)
 
     def const(self, array, name: str = "const") -> Var:
-        name = self.graph.add_constant(self.graph.fresh_name(name), array)
+        name = self.graph.add_constant(name, array)
         return Var(name, self.graph.types[name], self)
 
     def _ref(self, x, name: str) -> str:

@@ -57,7 +57,7 @@ class Graph:
         array = np.asarray(array)
         if array.ndim == 0:
             array = array.reshape(1)
-        name = self.fresh_name(name) if self.defines(name) else name
+        name = self.fresh_name(name)
         array = np.ascontiguousarray(array)
         array.setflags(write=False)  # constants are shared between graph copies
         self.constants[name] = array

@@ -29,7 +29,7 @@ class _Quantizer:
         return qs.act_scale(self.absmax[v])
 
     def const(self, base: str, array) -> str:
-        return self.q.add_constant(self.q.fresh_name(base), np.asarray(array))
+        return self.q.add_constant(base, array)
 
     def emit(self, n: Node, op: str, inputs, scale: float, **attrs) -> None:
         self.q.add_node(Node(op, inputs, n.output, attrs, n.name))
