@@ -7,11 +7,9 @@ import numpy as np
 
 from isa.codec import encode_fields
 from npusim import timing
-from rtl_tests.tb.stimulus import GUARD, Case, guarded, ints, place
+from rtl_tests.tb.stimulus import GUARD, TYPE_RANGE, Case, guarded, ints, place
 
 ELEM_BYTES = {"ibuf": 1, "wbuf": 1, "obuf": 1, "abuf": 4}
-TYPE_RANGE = {"ibuf": (-128, 127), "wbuf": (-128, 127), "obuf": (-128, 127),
-              "abuf": (-(2**31), 2**31 - 1)}
 
 
 @dataclass(frozen=True)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from isa.codec import encode_fields
-from rtl_tests.tb.stimulus import INT8, INT32, Case, guarded, ints, place
+from isa.semantics import conv_out_size
+from rtl_tests.tb.stimulus import INT8, INT32, TYPE_RANGE, Case, guarded, ints, place
 
 BUFS = ("ibuf", "wbuf", "abuf", "obuf")
 INT8_BUFS = ("ibuf", "wbuf", "obuf")
-TYPE_RANGE = {"ibuf": INT8, "wbuf": INT8, "obuf": INT8, "abuf": INT32}
 BINARY = ("vadd", "vsub", "vmul", "vmax", "vmin")
 UNARY = ("vrelu", "vclip", "vshr", "vcopy")
 POOL_REGS = ("pool_kh", "pool_kw", "pool_stride_h", "pool_stride_w",
@@ -76,8 +76,8 @@ class VectorStim:
         cases = [Case(encode_fields("cfg", unit="vector", reg=reg, value=int(v)), name=f"cfg {reg}")
                  for reg, v in zip(POOL_REGS, values)]
         kh, kw = kernel
-        oh = (in_h + pads[0] + pads[2] - kh) // stride[0] + 1
-        ow = (in_w + pads[1] + pads[3] - kw) // stride[1] + 1
+        oh = conv_out_size(in_h, kh, stride[0], pads[0], pads[2], 1)
+        ow = conv_out_size(in_w, kw, stride[1], pads[1], pads[3], 1)
         taken: dict = {}
         src0 = self._place(taken, src0_buf, in_h * in_w * c)
         dst = self._place(taken, dst_buf, oh * ow * c)

@@ -9,6 +9,7 @@ import numpy as np
 GUARD = 4  # elements checked on each side of a result, to catch stray writes
 INT8 = (-128, 127)
 INT32 = (-(2**31), 2**31 - 1)
+TYPE_RANGE = {"ibuf": INT8, "wbuf": INT8, "obuf": INT8, "abuf": INT32}  # each buffer's element type
 
 
 @dataclass
