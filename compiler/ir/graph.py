@@ -184,7 +184,7 @@ class Graph:
         g.nodes = [Node(n.op, list(n.inputs), n.output, copy.deepcopy(n.attrs), n.name)
                    for n in self.nodes]
         g.types = dict(self.types)
-        g.meta = copy.deepcopy({k: v for k, v in self.meta.items()})
+        g.meta = copy.deepcopy(self.meta)
         return g
 
     def values(self) -> Iterable:
