@@ -47,12 +47,8 @@ def gen_conv(em, layer, tiles, dram, lowered, key: str) -> None:
                     comment=f"{tag}: input rows {i0 * sh}:{i1 * sh}:{sh}")
         elif fresh:
             src = x + ((t.image * g.h + i0) * g.w * g.cin + t.q0) * eb
-            if cq == g.cin and g.w * cq <= 4095:
-                em.load("in", "ibuf", ia, src, i1 - i0, g.w * cq, g.w * cq * eb,
-                        comment=f"{tag}: input rows {i0}:{i1}")
-            else:
-                em.load("in", "ibuf", ia, src, g.w, cq, g.cin * eb, i1 - i0, g.w * g.cin * eb,
-                        comment=f"{tag}: input rows {i0}:{i1}")
+            em.rows_io("load", "in", "ibuf", ia, src, i1 - i0, g.w, cq, g.cin, eb,
+                       f"{tag}: input rows {i0}:{i1}")
         slot, fresh = w_cache.get(t.w_key)
         wa = wbase + slot * w_tile
         if fresh:
@@ -83,14 +79,4 @@ def _rows_io(em, kind: str, role: str, sram: int, base: int, t, g, cbt: int, eb:
              comment: str) -> None:
     """Output rows [r0, r1) x channels [c0, c1) of an NHWC tensor shaped like the output."""
     addr = base + ((t.image * g.oh + t.r0) * g.ow * g.cout + t.c0) * eb
-    rows = t.r1 - t.r0
-    if cbt == g.cout and g.ow * g.cout <= 4095:
-        args = (rows, g.ow * g.cout, g.ow * g.cout * eb)
-        kw = {}
-    else:
-        args = (g.ow, cbt, g.cout * eb)
-        kw = {"planes": rows, "plane_stride": g.ow * g.cout * eb}
-    if kind == "load":
-        em.load(role, "obuf", sram, addr, *args, comment=comment, **kw)
-    else:
-        em.store(role, "obuf", sram, addr, *args, comment=comment, **kw)
+    em.rows_io(kind, role, "obuf", sram, addr, t.r1 - t.r0, g.ow, cbt, g.cout, eb, comment)

@@ -119,6 +119,18 @@ class Emitter:
         return self.store(role, buffer, sram, dram, rows, cols, cols * eb, planes,
                           rows * cols * eb, comment=comment)
 
+    def rows_io(self, kind: str, role: str, buffer: str, sram: int, dram: int, rows: int,
+                w: int, cs: int, c: int, eb: int, comment: str = "") -> Op:
+        """`rows` NHWC rows of width `w`, `cs` of their `c` channels, `eb` bytes each: one DMA
+        row per image row when the channels are whole and fit a cols field, else one plane
+        per row of `w` rows of `cs`."""
+        if cs == c and w * cs <= FIELD_MAX["cols"]:
+            args, kw = (rows, w * cs, w * cs * eb), {}
+        else:
+            args, kw = (w, cs, c * eb), {"planes": rows, "plane_stride": w * c * eb}
+        dma = self.load if kind == "load" else self.store
+        return dma(role, buffer, sram, dram, *args, comment=comment, **kw)
+
     # ---------------------------------------------------------------- matrix
     def conv(self, ibuf: int, wbuf: int, abuf: int, in_h: int, in_w: int, cin: int, cout: int,
              acc: bool, regs: dict, out_elems: int, kh: int, kw: int, m: int,

@@ -36,12 +36,8 @@ def gen_pool(em, layer, tiles, dram, lowered, key: str) -> None:
         oa = obase + (k % 2) * out_tile
         tag = f"{layer.name} rows {r0}:{r1} ch {c0}:{c1}"
         src = x + ((n * g.h + i0) * g.w * g.cin + c0) * eb
-        if cs == g.cin and g.w * cs <= 4095:
-            em.load("in", "wbuf", ia, src, i1 - i0, g.w * cs, g.w * cs * eb,
-                    comment=f"{tag}: input rows {i0}:{i1}")
-        else:
-            em.load("in", "wbuf", ia, src, g.w, cs, g.cin * eb, i1 - i0, g.w * g.cin * eb,
-                    comment=f"{tag}: input rows {i0}:{i1}")
+        em.rows_io("load", "in", "wbuf", ia, src, i1 - i0, g.w, cs, g.cin, eb,
+                   f"{tag}: input rows {i0}:{i1}")
         regs = {"pool_kh": g.kh, "pool_kw": g.kw, "pool_stride_h": g.sh, "pool_stride_w": g.sw,
                 "pool_pad_top": pt, "pool_pad_left": g.pads[1], "pool_pad_bottom": pb,
                 "pool_pad_right": g.pads[3]}
@@ -61,9 +57,4 @@ def gen_pool(em, layer, tiles, dram, lowered, key: str) -> None:
                 em.vec("vmul", ("abuf", sa), ("abuf", sa), count, ("abuf", ta))
                 em.vec("vcopy", ("obuf", oa), ("abuf", sa), count)
         dst = y + ((n * g.oh + r0) * g.ow * g.cout + c0) * eb
-        if cs == g.cin and g.ow * cs <= 4095:
-            em.store("out", "obuf", oa, dst, oh, g.ow * cs, g.ow * cs * eb,
-                     comment=f"{tag}: store")
-        else:
-            em.store("out", "obuf", oa, dst, g.ow, cs, g.cout * eb, oh, g.ow * g.cout * eb,
-                     comment=f"{tag}: store")
+        em.rows_io("store", "out", "obuf", oa, dst, oh, g.ow, cs, g.cout, eb, f"{tag}: store")
