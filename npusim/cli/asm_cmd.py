@@ -7,6 +7,7 @@ from pathlib import Path
 
 from isa.asm import AsmError, ContainerError, Program, assemble_file, disassemble
 from isa.errors import IsaError
+from npusim.cli.main import fail
 
 
 def register(subparsers) -> None:
@@ -30,11 +31,6 @@ def register(subparsers) -> None:
     d.set_defaults(func=run_disasm)
 
 
-def _fail(message: str) -> int:
-    print(f"npusim: error: {message}", file=sys.stderr)
-    return 2
-
-
 def run_asm(args) -> int:
     from isa.target import TargetError
 
@@ -46,16 +42,16 @@ def run_asm(args) -> int:
         print(str(e), file=sys.stderr)  # already `file:line:col: error: ...`, one per line
         return 2
     except TargetError as e:
-        return _fail(f"-t {args.target!r}: {e}")
+        return fail(f"-t {args.target!r}: {e}")
     except OSError as e:
-        return _fail(f"cannot read '{source}': {e.strerror or e}")
+        return fail(f"cannot read '{source}': {e.strerror or e}")
     except UnicodeDecodeError as e:
-        return _fail(f"cannot read '{source}': not UTF-8 text (byte {e.start}); "
+        return fail(f"cannot read '{source}': not UTF-8 text (byte {e.start}); "
                      "is it a program container? use `npusim disasm`")
     try:
         size = program.save(output)
     except OSError as e:
-        return _fail(f"cannot write '{output}': {e.strerror or e}")
+        return fail(f"cannot write '{output}': {e.strerror or e}")
     n, cores = program.num_instructions, program.num_cores
     print(f"{output}: {n} instruction{'s' if n != 1 else ''}, {cores} core"
           f"{'s' if cores != 1 else ''}, target {program.target or '(none)'}, {size} bytes")
@@ -67,14 +63,14 @@ def run_disasm(args) -> int:
     try:
         text = disassemble(Program.load(path), indices=not args.no_index)
     except (ContainerError, IsaError) as e:
-        return _fail(str(e))
+        return fail(str(e))
     except OSError as e:
-        return _fail(f"cannot read '{path}': {e.strerror or e}")
+        return fail(f"cannot read '{path}': {e.strerror or e}")
     if args.output:
         try:
             Path(args.output).write_text(text)
         except OSError as e:
-            return _fail(f"cannot write '{args.output}': {e.strerror or e}")
+            return fail(f"cannot write '{args.output}': {e.strerror or e}")
     else:
         sys.stdout.write(text)
     return 0

@@ -5,18 +5,14 @@
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
+
+from npusim.cli.main import fail
 
 DEFAULT_TAGS = {"cpu": "cpu-host", "gpu": "gpu-a100"}
 BUSY = 1.3  # wall time over CPU time above which the table says the host was busy
 KINDS = ("cpu", "gpu")
-
-
-def _fail(message: str) -> int:
-    print(f"npusim: error: {message}", file=sys.stderr)
-    return 2
 
 
 def add_arguments(parser) -> None:
@@ -149,14 +145,14 @@ def compile_other(args) -> int | None:
     from npusim.cli.run_cmd import check_model_arg
     err = check_model_arg(args.model)
     if err:
-        return _fail(err)
+        return fail(err)
     kwargs = {"resolution": args.resolution} if args.resolution is not None else {}
     try:
         module = build(args.model, target, out_dir=args.output, **kwargs)
     except CompilerError as e:
-        return _fail(str(e).splitlines()[0])
+        return fail(str(e).splitlines()[0])
     except OSError as e:
-        return _fail(f"cannot write '{args.output}': {e.strerror or e}")
+        return fail(f"cannot write '{args.output}': {e.strerror or e}")
     prog = module.program
     print(f"{args.output}: {args.model} for {target.tag or target.kind}: {len(prog.kernels)} "
           f"kernels, {prog.source.count(chr(10)):,} lines of C; model.c, libmodel.so "

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import sys
 
-from npusim.cli.run_cmd import (DEFAULT_TARGET, _fail, _progress, check_model_arg,
-                                compile_model, load_target)
+from npusim.cli.main import fail
+from npusim.cli.run_cmd import (DEFAULT_TARGET, _progress, check_model_arg, compile_model,
+                                load_target)
 
 
 def register(subparsers) -> None:
@@ -32,20 +33,20 @@ def run(args) -> int:
         return done
     target, err = load_target(args.target)
     if err:
-        return _fail(err)
+        return fail(err)
     err = check_model_arg(args.model)
     if err:
-        return _fail(err)
+        return fail(err)
     try:
         with _progress(True) as step:
             compiled = compile_model(args.model, target, args.resolution, progress=step)
     except CompilerError as e:
-        return _fail(str(e))
+        return fail(str(e))
     art = compiled.artifact
     try:
         out = art.save(args.output)
     except OSError as e:
-        return _fail(f"cannot write '{args.output}': {e.strerror or e}")
+        return fail(f"cannot write '{args.output}': {e.strerror or e}")
     prog = art.program
     print(f"{out}: {args.model} for {art.target.split(' -')[0]}: {len(art.layers)} layers, "
           f"{prog.num_instructions:,} instructions on {prog.num_cores} core(s), "

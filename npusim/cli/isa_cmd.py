@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import difflib
 import json
-import sys
 
 from isa.gen.bitfield import picture
 from isa.gen.describe import byte_order, range_text, timing_rule, type_text
 from isa.gen.spec_json import instruction_dict, spec_dict
 from isa.spec import InstructionSpec, IsaSpec, load_spec
+from npusim.cli.main import fail
 
 
 def register(subparsers) -> None:
@@ -69,9 +69,8 @@ def run(args) -> int:
         if ins is None:
             close = difflib.get_close_matches(args.mnemonic.lower(), spec.by_mnemonic, n=1)
             hint = f"did you mean '{close[0]}'? " if close else ""
-            print(f"npusim: error: unknown instruction '{args.mnemonic}'; {hint}"
-                  f"known: {', '.join(spec.by_mnemonic)}", file=sys.stderr)
-            return 2
+            return fail(f"unknown instruction '{args.mnemonic}'; {hint}"
+                        f"known: {', '.join(spec.by_mnemonic)}")
     if args.json:
         print(json.dumps(instruction_dict(ins) if ins else spec_dict(spec), indent=2))
     else:

@@ -19,6 +19,12 @@ SUBCOMMANDS = {
 }
 
 
+def fail(message: str) -> int:
+    """A mistake the user made: one `npusim: error:` line on stderr; -> exit status 2."""
+    print(f"npusim: error: {message}", file=sys.stderr)
+    return 2
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse with command-line mistakes reported as one `npusim: error:` line, exit 2."""
 

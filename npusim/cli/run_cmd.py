@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from npusim.cli.main import fail
 from npusim.cli.report import format_report, summary
 
 DEFAULT_MODEL, DEFAULT_TARGET = "resnet18", "npu-edge"
@@ -41,11 +42,6 @@ def register(subparsers) -> None:
     from npusim.cli.compare import add_arguments  # --compare: CPU/GPU baselines
     add_arguments(p)
     p.set_defaults(func=run)
-
-
-def _fail(message: str) -> int:
-    print(f"npusim: error: {message}", file=sys.stderr)
-    return 2
 
 
 # ------------------------------------------------------------------ the driver
@@ -197,16 +193,16 @@ def run_artifact(args) -> int:
     try:
         art = Artifact.load(args.model)
     except ArtifactError as e:
-        return _fail(str(e))
+        return fail(str(e))
     target, err = load_target(art.target if args.target == DEFAULT_TARGET else args.target)
     if err:
-        return _fail(err)
+        return fail(err)
     from npusim.runtime import check_compatible
     from npusim.runtime.errors import ProgramError
     try:
         check_compatible(art.target, target, what=f"artifact {args.model}")
     except ProgramError as e:
-        return _fail(str(e))
+        return fail(str(e))
     rng = np.random.default_rng(args.seed)
     inputs = {e.name: (rng.integers(-128, 128, e.shape).astype(np.int8) if e.dtype == "int8"
                        else rng.standard_normal(e.shape).astype(e.dtype)) for e in art.inputs}
@@ -232,21 +228,21 @@ def run(args) -> int:
         from npusim.cli.compare import parse_compare
         args.compare, err = parse_compare(args.compare, args.model)
         if err:
-            return _fail(err)
+            return fail(err)
     if Path(args.model).is_dir():
         return run_artifact(args)
     target, err = load_target(args.target)
     if err:
-        return _fail(err)
+        return fail(err)
     err = check_model_arg(args.model)
     if err:
-        return _fail(err)
+        return fail(err)
     t0 = time.perf_counter()
     try:
         with _progress(not args.json) as step:
             compiled = compile_model(args.model, target, args.resolution, progress=step)
     except CompilerError as e:
-        return _fail(str(e))
+        return fail(str(e))
     compile_s = time.perf_counter() - t0
     art = compiled.artifact
     feeds = random_inputs(compiled, args.seed)
@@ -267,7 +263,7 @@ def run(args) -> int:
         try:
             result.save_chrome_trace(args.trace)
         except OSError as e:
-            return _fail(f"cannot write '{args.trace}': {e.strerror or e}")
+            return fail(f"cannot write '{args.trace}': {e.strerror or e}")
     print(json.dumps(s, indent=1) if args.json else format_report(s))
     if args.compare:
         from npusim.cli.compare import finish

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import sys
+
 import numpy as np
+
+from npusim.cli.main import fail
 
 
 class UsageError(Exception):
@@ -55,8 +58,7 @@ def run(args) -> int:
     try:
         return _run(args)
     except UsageError as e:
-        print(f"npusim: error: {e}", file=sys.stderr)
-        return 2
+        return fail(str(e))
     except RunFault as e:
         print(f"npusim: {e}", file=sys.stderr)  # the fault's own few lines
         return 1
@@ -64,9 +66,8 @@ def run(args) -> int:
         cause = e.__cause__
         if cause is not None and type(cause).__name__ == "AsmError":
             print(str(cause), file=sys.stderr)  # `file:line:col: error: ...`, one per error
-        else:
-            print(f"npusim: error: {e}", file=sys.stderr)
-        return 2
+            return 2
+        return fail(str(e))
 
 
 def _run(args) -> int:

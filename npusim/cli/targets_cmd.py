@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import sys
 from collections.abc import Mapping
 
 from isa.target import TARGET_TAGS, Target, TargetError, get_target_kind
+from npusim.cli.main import fail
 
 KEY_ATTRS = 4  # kinds declare their attributes most important first; the listing shows these
 
@@ -102,7 +102,6 @@ def run(args) -> int:
     try:
         target = _parse(tokens)
     except TargetError as e:
-        print(f"npusim: error: {e}", file=sys.stderr)
-        return 2
+        return fail(str(e))
     print(json.dumps(target_dict(target), indent=2) if as_json else show(target))
     return 0
