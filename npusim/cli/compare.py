@@ -140,15 +140,13 @@ def compile_other(args) -> int | None:
         return None
     if target.kind != "cpu":
         return None
-    from compiler.backends import build
     from compiler.errors import CompilerError
-    from npusim.cli.run_cmd import check_model_arg
+    from npusim.cli.run_cmd import check_model_arg, compile_model
     err = check_model_arg(args.model)
     if err:
         return fail(err)
-    kwargs = {"resolution": args.resolution} if args.resolution is not None else {}
     try:
-        module = build(args.model, target, out_dir=args.output, **kwargs)
+        module = compile_model(args.model, target, args.resolution, out_dir=args.output)
     except CompilerError as e:
         return fail(str(e).splitlines()[0])
     except OSError as e:
