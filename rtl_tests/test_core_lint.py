@@ -4,7 +4,7 @@ each npu tag the core can take (one core, one DMA channel); waivers are in the R
 import pytest
 
 from rtl_tests.tb.core_params import core_params
-from rtl_tests.tb.core_runner import CORE_SOURCES
+from rtl_tests.tb.core_runner import CORE_SOURCES, MATRIX_UNIT_SOURCES
 from rtl_tests.test_lint import lint
 
 TARGETS = ["npu-tiny", "npu-edge -dma-engines=1", "npu-server -num-cores=1 -dma-engines=1"]
@@ -19,8 +19,7 @@ def test_core_lints_clean(target):
 @pytest.mark.parametrize("top,sources", [
     ("dispatcher", ["dispatcher.v"]), ("unit_queue", ["unit_queue.v"]),
     ("semaphores", ["semaphores.v"]),
-    ("matrix_unit", ["matrix_unit.v", "conv_im2col.v", "matrix_engine.v", "systolic_array.v",
-                     "systolic_pe.v"])])
+    ("matrix_unit", MATRIX_UNIT_SOURCES)])
 def test_core_parts_lint_clean(top, sources):
     result = lint(top, sources, {})
     assert result.returncode == 0, f"verilator -Wall on {top}:\n{result.stderr}"

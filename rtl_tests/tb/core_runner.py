@@ -10,9 +10,10 @@ from pathlib import Path
 from rtl_tests.runner import BUILD, COMMON, RTL, ROOT, SOURCES, require_icarus
 from rtl_tests.tb.core_params import core_params
 
-CORE_SOURCES = ["npu_core.v", "dispatcher.v", "unit_queue.v", "semaphores.v", "matrix_unit.v",
-                "conv_im2col.v", *SOURCES["matrix"], *SOURCES["vector"], *SOURCES["dma"],
-                *COMMON]
+# the core's matrix unit wraps the matrix engine with the conv sequencer
+MATRIX_UNIT_SOURCES = ["matrix_unit.v", "conv_im2col.v", *SOURCES["matrix"]]
+CORE_SOURCES = ["npu_core.v", "dispatcher.v", "unit_queue.v", "semaphores.v",
+                *MATRIX_UNIT_SOURCES, *SOURCES["vector"], *SOURCES["dma"], *COMMON]
 
 
 def core_build_dir(target: str) -> Path:
