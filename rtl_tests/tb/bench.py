@@ -24,6 +24,16 @@ def plusarg(name: str, default: str | None = None) -> str:
     return str(value)
 
 
+def built_params(dut, want: dict, design: str, target: str, runner: str) -> dict:
+    """The sizes the design was built with, which must be the Target's: model and RTL agree by
+    construction."""
+    got = {name: int(getattr(dut, name).value) for name in want}
+    if got != want:
+        raise AssertionError(f"{design} built with {got}, but target {target} gives {want}; "
+                             f"rebuild ({runner} passes the Target's parameters)")
+    return got
+
+
 class UnitBench:
     """Start with `await UnitBench.open(dut, unit)`; `run(word, regions)` checks one instruction."""
 
@@ -31,7 +41,8 @@ class UnitBench:
         self.dut = dut
         self.unit = unit
         self.target = plusarg("target")
-        self.params = self._read_back_params(dut, unit)
+        want = tb_params(unit, self.target, dram_bytes=int(plusarg("dram_bytes", "4096")))
+        self.params = built_params(dut, want, "design", self.target, "runner.run_unit")
         dram_bytes = self.params.get("DRAM_BYTES", 4096)
         if unit not in _MODELS:
             _MODELS[unit] = NpuModel(self.target, dram_bytes)
@@ -42,15 +53,6 @@ class UnitBench:
         self.checker = Checker(unit, self.target)
         self.driver = InstrDriver(dut)
         self.monitor: CycleMonitor | None = None
-
-    def _read_back_params(self, dut, unit: str) -> dict:
-        """The sizes the design was built with must be the Target's: model and RTL agree by construction."""
-        want = tb_params(unit, self.target, dram_bytes=int(plusarg("dram_bytes", "4096")))
-        got = {name: int(getattr(dut, name).value) for name in want}
-        if got != want:
-            raise AssertionError(f"design built with {got}, but target {self.target} gives {want}; "
-                                 "rebuild (runner.run_unit passes the Target's parameters)")
-        return got
 
     @classmethod
     async def open(cls, dut, unit: str) -> "UnitBench":

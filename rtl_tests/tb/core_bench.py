@@ -10,6 +10,7 @@ from isa.target import Target
 from npusim.memory import Dram
 from npusim.simulate import simulate
 from rtl_tests.tb.backdoor import BUFFER_INSTANCES, MemoryBackdoor
+from rtl_tests.tb.bench import built_params
 from rtl_tests.tb.core_checker import compare_dram, compare_traces, program_row
 from rtl_tests.tb.core_monitor import CoreTraceMonitor
 from rtl_tests.tb.core_params import CORE_UNITS, core_params
@@ -28,11 +29,7 @@ class CoreBench:
         self.dut = dut
         self.target = target
         want = core_params(target, dram_bytes=int(dut.DRAM_BYTES.value))
-        got = {name: int(getattr(dut, name).value) for name in want}
-        if got != want:
-            raise AssertionError(f"npu_core built with {got}, but target {target} gives {want}; "
-                                 "rebuild (core_runner passes the Target's parameters)")
-        self.params = got
+        self.params = built_params(dut, want, "npu_core", target, "core_runner")
         self.index_bits = int(dut.IW.value)
         self.dram = MemoryBackdoor(dut.u_dram.mem, 8, signed=False)
         self.memories = [dut.u_dram.mem] + [getattr(dut.u_bufs, inst).mem
