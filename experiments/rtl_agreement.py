@@ -17,15 +17,16 @@ from pathlib import Path
 
 import pandas as pd
 
+from rtl_tests.params import UNITS
+
 ROOT = Path(__file__).resolve().parents[1]
 ROWS = ROOT / "sim_build" / "rtl_tests"
 OUT = ROOT / "experiments" / "results" / "rtl_agreement.csv"
-TESTS = ["rtl_tests/test_matrix.py", "rtl_tests/test_vector.py", "rtl_tests/test_dma.py"]
+TESTS = [f"rtl_tests/test_{unit}.py" for unit in UNITS]
 
 
 def collect(rows_dir: Path = ROWS) -> pd.DataFrame:
-    files = sorted(p for unit in ("matrix", "vector", "dma")
-                   for p in rows_dir.glob(f"{unit}-*/agreement.csv"))
+    files = sorted(p for unit in UNITS for p in rows_dir.glob(f"{unit}-*/agreement.csv"))
     if not files:
         raise FileNotFoundError(f"no agreement rows under {rows_dir}; run the RTL regression "
                                 "(python -m experiments.rtl_agreement)")

@@ -24,7 +24,7 @@ from pathlib import Path
 import pandas as pd
 
 from isa.target import Target
-from rtl_tests.params import UNIT_SOURCES, UNIT_TOPS, unit_params
+from rtl_tests.params import UNIT_SOURCES, UNIT_TOPS, UNITS, unit_params
 
 ROOT = Path(__file__).resolve().parents[1]
 RTL = ROOT / "rtl"
@@ -143,7 +143,7 @@ def rtl_area(unit: str, csv: Path = CSV, **params) -> int:
 def core_area(target, csv: Path = CSV) -> dict:
     """Cells of one core's units for a Target: matrix + vector + one DMA per dma engine."""
     t = Target.create(target)
-    parts = {u: rtl_area(u, csv, **unit_params(u, t)) for u in ("matrix", "vector", "dma")}
+    parts = {u: rtl_area(u, csv, **unit_params(u, t)) for u in UNITS}
     parts["dma"] *= t.dma_engines
     parts["total"] = sum(parts.values())
     return parts
