@@ -45,6 +45,10 @@ class TensorInfo:
     def numel(self) -> int:
         return int(prod(self.shape))
 
+    @property
+    def nbytes(self) -> int:
+        return self.numel * np.dtype(self.dtype).itemsize
+
 
 @dataclass
 class LoweredProgram:
@@ -72,6 +76,21 @@ class LoweredProgram:
     @property
     def macs(self) -> int:
         return sum(layer.macs for layer in self.layers)
+
+    def lifetimes(self, hold_inputs: bool = False) -> dict:
+        """Root tensor -> (first, last) index of the layers touching it (scratch included);
+        graph inputs from -1, graph outputs (and with `hold_inputs` the inputs) to the end."""
+        first, last = {}, {}
+        for v in self.inputs:
+            first[self.root(v)] = last[self.root(v)] = -1
+        for i, layer in enumerate(self.layers):
+            for v in [*layer.inputs, layer.y, *getattr(layer, "scratch", ())]:
+                first.setdefault(self.root(v), i)
+                last[self.root(v)] = i
+        for v in [*self.inputs, *self.outputs] if hold_inputs else self.outputs:
+            first.setdefault(self.root(v), -1)
+            last[self.root(v)] = len(self.layers)
+        return {r: (first[r], last[r]) for r in first}
 
     def min_dram_bytes(self, layer) -> int:
         """Compulsory traffic: each input and the output once, and the weights once."""

@@ -9,7 +9,6 @@ import numpy as np
 from ...passes.memory_plan import Buffer, allocate
 
 ALIGN = 64  # every tensor and constant starts on a cache line (and a CUDA char4/float4 bound)
-NBYTES = {"int8": 1, "int32": 4, "float16": 2, "float32": 4}
 
 
 def _align(n: int) -> int:
@@ -27,27 +26,11 @@ class Layout:
         self.const_offsets: dict = {}
         self.const_bytes = 0
 
-    @staticmethod
-    def _lifetimes(lowered) -> dict:
-        """Graph inputs and outputs live throughout, so a program can run again on the same
-        arena (warm-up and timing repeats) and give the same outputs."""
-        first, last = {}, {}
-        for v in lowered.inputs:
-            first[lowered.root(v)] = -1
-        for i, layer in enumerate(lowered.layers):
-            for v in list(layer.inputs) + [layer.y]:
-                r = lowered.root(v)
-                first.setdefault(r, i)
-                last[r] = max(last.get(r, i), i)
-        for v in list(lowered.inputs) + list(lowered.outputs):
-            r = lowered.root(v)
-            first.setdefault(r, -1)
-            last[r] = len(lowered.layers)
-        return {r: (first[r], last[r]) for r in first}
-
     def _place(self, lowered) -> int:
-        buffers = [Buffer(r, lowered.tensors[r].numel * NBYTES[lowered.tensors[r].dtype], a, b)
-                   for r, (a, b) in self._lifetimes(lowered).items()]
+        # graph inputs and outputs live throughout, so a program can run again on the same
+        # arena (warm-up and timing repeats) and give the same outputs
+        buffers = [Buffer(r, lowered.tensors[r].nbytes, a, b)
+                   for r, (a, b) in lowered.lifetimes(hold_inputs=True).items()]
         placed, arena = allocate(buffers, ALIGN)
         self.offsets = {b.name: b.offset for b in placed}
         return arena

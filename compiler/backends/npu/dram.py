@@ -55,26 +55,8 @@ class DramMap:
 
     def place_activations(self, lowered) -> None:
         """Lifetimes by layer index; graph inputs live from the start, outputs to the end."""
-        first, last = {}, {}
-        end = len(lowered.layers)
-        for v in lowered.inputs:
-            first[lowered.root(v)], last[lowered.root(v)] = -1, -1
-        for i, layer in enumerate(lowered.layers):
-            for v in layer.inputs:
-                r = lowered.root(v)
-                first.setdefault(r, i)
-                last[r] = max(last.get(r, i), i)
-            for v in [layer.y, *getattr(layer, "scratch", ())]:
-                r = lowered.root(v)
-                first.setdefault(r, i)
-                last[r] = max(last.get(r, i), i)
-        for v in lowered.outputs:
-            r = lowered.root(v)
-            first.setdefault(r, -1)
-            last[r] = end
-        eb = {"int8": 1, "int32": 4, "float16": 2, "float32": 4}
-        buffers = [Buffer(r, lowered.tensors[r].numel * eb[lowered.tensors[r].dtype],
-                          first[r], last[r]) for r in first]
+        buffers = [Buffer(r, lowered.tensors[r].nbytes, a, b)
+                   for r, (a, b) in lowered.lifetimes().items()]
         placed, arena = allocate(buffers, ALIGN)
         self.arena_bytes = arena
         for b in placed:
