@@ -186,6 +186,17 @@ def load_target(text: str):
     return t, None
 
 
+def save_trace(result, path: str | None) -> str | None:
+    """Write the Chrome trace if asked; the error line if the file cannot be written."""
+    if not path:
+        return None
+    try:
+        result.save_chrome_trace(path)
+    except OSError as e:
+        return f"cannot write '{path}': {e.strerror or e}"
+    return None
+
+
 def run_artifact(args) -> int:
     """Run a saved artifact on random inputs (no model, so no reference to verify against)."""
     from compiler.artifact import Artifact, ArtifactError
@@ -215,8 +226,9 @@ def run_artifact(args) -> int:
     class _Loaded:  # summary() reads .artifact only
         artifact = art
     s = summary(_Loaded, result, None, f"{art.model} ({args.model})", 0.0)
-    if args.trace:
-        result.save_chrome_trace(args.trace)
+    err = save_trace(result, args.trace)
+    if err:
+        return fail(err)
     print(json.dumps(s, indent=1) if args.json else format_report(s))
     return 0
 
@@ -259,11 +271,9 @@ def run(args) -> int:
     if args.compare:
         from npusim.cli.compare import attach
         attach(args.compare, compiled, feeds, s)
-    if args.trace:
-        try:
-            result.save_chrome_trace(args.trace)
-        except OSError as e:
-            return fail(f"cannot write '{args.trace}': {e.strerror or e}")
+    err = save_trace(result, args.trace)
+    if err:
+        return fail(err)
     print(json.dumps(s, indent=1) if args.json else format_report(s))
     if args.compare:
         from npusim.cli.compare import finish

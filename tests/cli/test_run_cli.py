@@ -126,3 +126,12 @@ def test_timing_only_skips_verification(capsys):
     code, out, _ = run(capsys, "run", "mlp", "--json", "--timing-only")
     s = json.loads(out)
     assert code == 0 and s["timing_only"] and s["verified"] is None
+
+
+def test_unwritable_trace_is_a_one_line_error_for_models_and_artifacts(capsys, tmp_path):
+    d = tmp_path / "a"
+    assert run(capsys, "compile", "mlp", "-o", d)[0] == 0
+    bad = tmp_path / "no" / "such" / "dir" / "t.json"
+    for model in ("mlp", d):
+        code, _, err = run(capsys, "run", model, "--trace", bad)
+        assert code == 2 and "cannot write" in one_line_error(err), (model, err)
