@@ -1,15 +1,18 @@
-"""Op registry: one reference semantics, shape inference and attribute check per op."""
+"""Op registry: one definition per op (references, shape inference, traits, hooks by name)."""
 
-from .registry import REQUIRED, Attr, OpDef, get_op, list_ops, register_op
+from .registry import (HOOKS, REQUIRED, TRAITS, Attr, OpDef, get_hook, get_op, has_trait,
+                       import_package, list_ops, register_hook, register_op)
 
-__all__ = ["Attr", "OpDef", "REQUIRED", "get_op", "list_ops", "register_op", "load_all"]
+__all__ = ["Attr", "OpDef", "REQUIRED", "HOOKS", "TRAITS", "get_op", "get_hook", "has_trait",
+           "list_ops", "register_op", "register_hook", "import_package", "load_all"]
 
 _loaded = False
 
 
 def load_all() -> None:
-    """Import every op table once (they call register_op at import)."""
+    """Import every module of this package once (each op file calls register_op at import,
+    so a new op's file is found by being here)."""
     global _loaded
     if not _loaded:
         _loaded = True
-        from . import elementwise, fused, nn, qnn, shape  # noqa: F401
+        import_package(__name__)

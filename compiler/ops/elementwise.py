@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import OpError
+from .. import qscheme as qs
+from ..errors import OpError, QuantizationError
 from ..ir.types import TensorType
 from .common import broadcast, norm_axis, require_float, same_dtype
-from .registry import Attr, OpDef, register_op
+from .registry import Attr, OpDef, register_hook, register_op
 
 
 def unary_type(types, a) -> TensorType:
@@ -44,24 +45,92 @@ def sigmoid(x: np.ndarray) -> np.ndarray:
 
 
 register_op(OpDef("nn.relu", ("data",), unary_type,
-                  lambda arr, a: np.maximum(arr[0], 0).astype(arr[0].dtype), doc="max(x, 0)"))
+                  lambda arr, a: np.maximum(arr[0], 0).astype(arr[0].dtype), doc="max(x, 0)",
+                  traits=("elementwise",)))
 register_op(OpDef("clip", ("data",), clip_type,
                   lambda arr, a: np.clip(arr[0], a["min"], a["max"]).astype(arr[0].dtype),
                   (Attr("min", "float", -np.inf), Attr("max", "float", np.inf)),
-                  doc="min(max(x, min), max); ReLU6 is clip(0, 6)"))
+                  doc="min(max(x, min), max); ReLU6 is clip(0, 6)",
+                  traits=("elementwise",)))
+register_hook("fuse_act", "nn.relu", value=lambda n: {"kind": "relu", "min": 0.0, "max": 6.0})
+register_hook("fuse_act", "clip",
+              value=lambda n: {"kind": "clip", "min": n.attrs["min"], "max": n.attrs["max"]})
 register_op(OpDef("sigmoid", ("data",), unary_type, lambda arr, a: sigmoid(arr[0]),
-                  doc="1 / (1 + exp(-x))"))
+                  doc="1 / (1 + exp(-x))",
+                  traits=("elementwise",)))
 register_op(OpDef("nn.softmax", ("data",), softmax_type,
                   lambda arr, a: softmax(arr[0], a["axis"]), (Attr("axis", "int", -1),),
-                  doc="exp(x) / sum(exp(x)) along `axis`"))
+                  doc="exp(x) / sum(exp(x)) along `axis`",
+                  traits=("channel_axis",)))
 register_op(OpDef("add", ("lhs", "rhs"), binary_type,
                   lambda arr, a: (arr[0] + arr[1]).astype(arr[0].dtype),
-                  doc="elementwise sum, numpy broadcasting"))
+                  doc="elementwise sum, numpy broadcasting",
+                  traits=("elementwise", "residual_add")))
 register_op(OpDef("multiply", ("lhs", "rhs"), binary_type,
                   lambda arr, a: (arr[0] * arr[1]).astype(arr[0].dtype),
-                  doc="elementwise product, numpy broadcasting"))
+                  doc="elementwise product, numpy broadcasting",
+                  traits=("elementwise",)))
 register_op(OpDef("identity", ("data",), lambda types, a: types[0], lambda arr, a: arr[0],
-                  doc="the input unchanged (removed by SimplifyInference)"))
+                  doc="the input unchanged (removed by SimplifyInference)",
+                  traits=("alias", "pass_through", "elementwise", "any_dtype")))
 register_op(OpDef("nn.dropout", ("data",), lambda types, a: types[0], lambda arr, a: arr[0],
                   (Attr("rate", "float", 0.5, min=0.0),),
-                  doc="inference dropout: the identity (removed by SimplifyInference)"))
+                  doc="inference dropout: the identity (removed by SimplifyInference)",
+                  traits=("alias", "pass_through", "elementwise")))
+
+
+# ---------------------------------------------------------------- quantization rules
+def _quantize_identity(qz, n) -> None:
+    x, s_in = qz.input(n)
+    qz.emit(n, "identity", [x], s_in)
+
+
+def _quantize_relu(qz, n) -> None:
+    x, s_in = qz.input(n)
+    qz.emit(n, "qnn.relu", [x], s_in)
+
+
+def _quantize_clip(qz, n) -> None:
+    x, s_in = qz.input(n)
+    lo, hi = qs.clip_bounds(n.attrs["min"], n.attrs["max"], s_in)
+    qz.emit(n, "qnn.clip", [x], s_in, lo=lo, hi=hi)
+
+
+def _quantize_binary(qz, n) -> None:
+    x, s_in = qz.input(n)
+    y = qz.need_act(n, n.inputs[1])
+    if qz.f.type_of(x) != qz.f.type_of(y):
+        raise QuantizationError(f"node '{n.name}' ({n.op}) broadcasts {qz.f.type_of(x)} "
+                                f"with {qz.f.type_of(y)}; the NPU needs equal shapes")
+    return x, y, s_in, qz.calibrated(n.output)
+
+
+def _quantize_add(qz, n) -> None:
+    x, y, s_in, s_out = _quantize_binary(qz, n)
+    lm, rm, sh = qs.add_params(s_in / s_out, qz.scale[y] / s_out)
+    qz.emit(n, "qnn.add", [x, y], s_out, lhs_mult=lm, rhs_mult=rm, shift=sh)
+
+
+def _quantize_multiply(qz, n) -> None:
+    x, y, s_in, s_out = _quantize_binary(qz, n)
+    m, s = qs.quantize_multiplier(s_in * qz.scale[y] / s_out)
+    qz.emit(n, "qnn.multiply", [x, y], s_out, mult=m, shift=s)
+
+
+def _quantize_sigmoid(qz, n) -> None:
+    x, s_in = qz.input(n)
+    s_out = qs.SIGMOID_OUT_SCALE
+    table = qz.const(f"{n.name}.table", qs.sigmoid_table(s_in, s_out))
+    qz.emit(n, "qnn.lut", [x, table], s_out)
+
+
+register_hook("quantize", "identity", "nn.dropout", value=_quantize_identity)
+register_hook("quantize", "nn.relu", value=_quantize_relu)
+register_hook("quantize", "clip", value=_quantize_clip)
+register_hook("quantize", "add", value=_quantize_add)
+register_hook("quantize", "multiply", value=_quantize_multiply)
+register_hook("quantize", "sigmoid", value=_quantize_sigmoid)
+register_hook("quantize_hint", "nn.softmax",
+              value="softmax runs on the host only as a graph's last op")
+# softmax at a graph's end runs on the host, after the NPU's output is dequantized
+register_hook("host_step", "nn.softmax", value=lambda n: ("softmax", n.attrs["axis"]))

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
-from ..errors import OpError
+from .. import qscheme as qs
+from ..errors import OpError, QuantizationError
 from .common import per_channel
 from .nn import CONV_ATTRS, conv2d_compute, conv2d_type, dense_type
-from .registry import Attr, OpDef, register_op
+from .registry import Attr, OpDef, register_hook, register_op
 
 ACTS = ("none", "relu", "clip")
 
@@ -74,3 +77,48 @@ register_op(OpDef("fused.conv2d", ("data", "weight", "bias", "residual?"), fused
 register_op(OpDef("fused.dense", ("data", "weight", "bias", "residual?"), fused_dense_type,
                   fused_dense_compute, EPILOGUE_ATTRS,
                   doc="dense + bias + act (+ residual add + act)"))
+
+
+def quantize_linear(qz, n, conv: bool) -> None:
+    """fused.conv2d / fused.dense -> qnn.conv2d / qnn.dense: per-channel int8 weights, int32
+    bias, requantize multipliers, clip bounds and residual-add parameters (qscheme.py)."""
+    a = n.attrs
+    x, w_name, b_name = n.inputs[:3]
+    if w_name not in qz.f.constants:
+        raise QuantizationError(f"node '{n.name}': weights '{w_name}' are computed, not "
+                                "constant; only constant weights are quantized")
+    if conv:
+        qz.need_nhwc(n)
+        if a["kernel_layout"] != "HWIO":
+            raise QuantizationError(f"node '{n.name}' has {a['kernel_layout']} weights; run "
+                                    "'convert-layout' first")
+    w = qz.f.constants[w_name]
+    w_q, s_w = qs.quantize_weights(w, axis=-1)  # HWIO and (in, out): channel is last
+    s_in = qz.scale[x]
+    residual = n.inputs[3] if len(n.inputs) > 3 else None
+    s_out = qz.calibrated(n.output)
+    s_pre = qz.calibrated(a["pre_add"]) if residual else s_out
+    bias_q = qs.quantize_bias(qz.f.constants[b_name], s_in * s_w)
+    mult, shift = qs.quantize_multipliers(s_in * s_w / s_pre)
+    # bounds matter only for clip (relu is vrequant's flag); others keep the int8 range
+    act_lo, act_hi = qs.clip_bounds(a["act_min"], a["act_max"], s_pre) \
+        if a["act"] == "clip" else (-128, 127)
+    attrs = {"act": a["act"], "act_lo": act_lo, "act_hi": act_hi, "out_zp": 0}
+    if conv:
+        attrs.update(strides=a["strides"], pads=a["pads"], dilations=a["dilations"],
+                     groups=a["groups"])
+    inputs = [x, qz.const(f"{n.name}.w_q", w_q), qz.const(f"{n.name}.bias_q", bias_q),
+              qz.const(f"{n.name}.mult", mult), qz.const(f"{n.name}.shift", shift)]
+    if residual:
+        lm, rm, sh = qs.add_params(s_pre / s_out, qz.scale[residual] / s_out)
+        post_lo, post_hi = qs.clip_bounds(a["post_min"], a["post_max"], s_out) \
+            if a["post_act"] == "clip" else (-128, 127)
+        attrs.update(lhs_mult=lm, rhs_mult=rm, add_shift=sh, post_act=a["post_act"],
+                     post_lo=post_lo, post_hi=post_hi)
+        inputs.append(residual)
+    qz.emit(n, "qnn.conv2d" if conv else "qnn.dense", inputs, s_out, **attrs)
+    qz.q.meta.setdefault("weight_scales", {})[n.name] = s_w.astype(np.float32)
+
+
+register_hook("quantize", "fused.conv2d", value=partial(quantize_linear, conv=True))
+register_hook("quantize", "fused.dense", value=partial(quantize_linear, conv=False))

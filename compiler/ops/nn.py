@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import OpError
+from .. import qscheme as qs
+from ..errors import OpError, QuantizationError
 from ..ir.types import TensorType
 from . import kernels
 from .common import (LAYOUT_ATTR, WINDOW_ATTRS, make, nchw, norm_axis, per_channel,
                      require_float, same_dtype, window_out)
-from .registry import REQUIRED, Attr, OpDef, register_op
+from .registry import REQUIRED, Attr, OpDef, register_hook, register_op
 
 KERNEL_LAYOUTS = ("OIHW", "HWIO")
 CONV_ATTRS = WINDOW_ATTRS + (
@@ -60,7 +61,9 @@ def conv2d_compute(arrays, a):
 
 
 register_op(OpDef("nn.conv2d", ("data", "weight"), conv2d_type, conv2d_compute, CONV_ATTRS,
-                  doc="2-D convolution with groups (depthwise when groups = channels)"))
+                  doc="2-D convolution with groups (depthwise when groups = channels)",
+                  traits=("windowed",)))
+register_hook("fused_as", "nn.conv2d", value="fused.conv2d")
 
 
 def dense_type(types, a) -> TensorType:
@@ -76,6 +79,7 @@ def dense_type(types, a) -> TensorType:
 register_op(OpDef("nn.dense", ("data", "weight"), dense_type,
                   lambda arr, a: np.matmul(arr[0], arr[1]).astype(arr[0].dtype),
                   doc="x @ w, weights (in_features, out_features)"))
+register_hook("fused_as", "nn.dense", value="fused.dense")
 
 
 def matmul_type(types, a) -> TensorType:
@@ -111,7 +115,8 @@ def bias_add_compute(arr, a):
 
 
 register_op(OpDef("nn.bias_add", ("data", "bias"), bias_add_type, bias_add_compute,
-                  (Attr("axis", "int", 1),), doc="add a 1-D bias along `axis`"))
+                  (Attr("axis", "int", 1),), doc="add a 1-D bias along `axis`",
+                  traits=("channel_axis", "bias_add")))
 
 
 def batch_norm_type(types, a) -> TensorType:
@@ -142,7 +147,8 @@ def batch_norm_compute(arr, a):
 register_op(OpDef("nn.batch_norm", ("data", "gamma", "beta", "mean", "var"), batch_norm_type,
                   batch_norm_compute,
                   (Attr("epsilon", "float", 1e-5, min=0.0), Attr("axis", "int", 1)),
-                  doc="inference batch normalization with running statistics"))
+                  doc="inference batch normalization with running statistics",
+                  traits=("channel_axis",)))
 
 POOL_ATTRS = (Attr("kernel", "ints", REQUIRED, length=2, min=1),) + WINDOW_ATTRS + (LAYOUT_ATTR,)
 
@@ -173,10 +179,12 @@ def _float_pool_type(types, a):
 
 
 register_op(OpDef("nn.max_pool2d", ("data",), _float_pool_type, max_pool_compute, POOL_ATTRS,
-                  doc="max pooling; padding never wins"))
+                  doc="max pooling; padding never wins",
+                  traits=("windowed",)))
 register_op(OpDef("nn.avg_pool2d", ("data",), _float_pool_type, avg_pool_compute,
                   POOL_ATTRS + (Attr("count_include_pad", "bool", False),),
-                  doc="average pooling (ONNX count_include_pad semantics)"))
+                  doc="average pooling (ONNX count_include_pad semantics)",
+                  traits=("windowed",)))
 
 
 def global_pool_type(types, a) -> TensorType:
@@ -191,4 +199,53 @@ def global_pool_compute(arr, a):
 
 
 register_op(OpDef("nn.global_avg_pool2d", ("data",), global_pool_type, global_pool_compute,
-                  (LAYOUT_ATTR,), doc="mean over the spatial axes, keeping them as 1x1"))
+                  (LAYOUT_ATTR,), doc="mean over the spatial axes, keeping them as 1x1",
+                  traits=("windowed",)))
+
+
+# ---------------------------------------------------------------- quantization rules
+def _quantize_unfused(qz, n) -> None:
+    raise QuantizationError(f"node '{n.name}' ({n.op}) is not fused; run 'fuse' before "
+                            "'quantize' (it makes the bias/requantize epilogue)")
+
+
+def _quantize_max_pool(qz, n) -> None:
+    x, s_in = qz.input(n)
+    qz.need_nhwc(n)
+    a = n.attrs
+    qz.emit(n, "qnn.max_pool2d", [x], s_in, kernel=a["kernel"], strides=a["strides"],
+            pads=a["pads"])
+
+
+def _quantize_global_pool(qz, n) -> None:
+    x, s_in = qz.input(n)
+    qz.need_nhwc(n)
+    s_out = qz.calibrated(n.output)
+    _, h, w, _ = qz.f.type_of(x).shape
+    m, s = qs.quantize_multiplier(s_in / (s_out * h * w))
+    qz.emit(n, "qnn.global_avg_pool2d", [x], s_out, mult=m, shift=s)
+
+
+def _quantize_avg_pool(qz, n) -> None:
+    x, s_in = qz.input(n)
+    qz.need_nhwc(n)
+    a = n.attrs
+    s_out = qz.calibrated(n.output)
+    if any(a["pads"]) and not a["count_include_pad"]:
+        raise QuantizationError(
+            f"node '{n.name}': avg_pool2d with pads {a['pads']} and count_include_pad=0 "
+            "divides border windows by fewer elements; vrequant has one divisor per "
+            "channel (use count_include_pad=1 or no padding)")
+    kh, kw = a["kernel"]
+    m, s = qs.quantize_multiplier(s_in / (s_out * kh * kw))
+    qz.emit(n, "qnn.avg_pool2d", [x], s_out, kernel=a["kernel"], strides=a["strides"],
+            pads=a["pads"], mult=m, shift=s)
+
+
+register_hook("quantize", "nn.conv2d", "nn.dense", value=_quantize_unfused)
+register_hook("quantize", "nn.max_pool2d", value=_quantize_max_pool)
+register_hook("quantize", "nn.avg_pool2d", value=_quantize_avg_pool)
+register_hook("quantize", "nn.global_avg_pool2d", value=_quantize_global_pool)
+register_hook("quantize_hint", "nn.batch_norm", value="run 'fold-bn' first")
+register_hook("quantize_hint", "nn.bias_add", value="a bias must follow a conv/dense to be fused")
+register_hook("quantize_hint", "nn.matmul", value="only constant-weight dense layers are quantized")

@@ -1,8 +1,11 @@
-"""The op registry: each op's inputs, typed attributes, shape inference and reference compute."""
+"""The op registry: each op's inputs, typed attributes, shape inference, reference compute,
+traits, and the hooks passes, lowering and backends register on it by name."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+import importlib
+import pkgutil
 from typing import Any, Callable
 
 import numpy as np
@@ -69,7 +72,10 @@ class OpDef:
 
     infer(types, attrs) -> TensorType of the single output; raises OpError on bad inputs.
     compute(arrays, attrs) -> ndarray: the reference semantics (float for nn.* ops, the
-    exact integer rules of isa.semantics for qnn.* ops)."""
+    exact integer rules of isa.semantics for qnn.* ops).
+    traits: properties passes read instead of naming ops (TRAITS lists them).
+    hooks: what other modules attach by name (HOOKS lists the keys): the quantization rule,
+    the lowering, ... - see register_hook."""
 
     name: str
     inputs: tuple
@@ -78,10 +84,17 @@ class OpDef:
     attrs: tuple = ()
     doc: str = ""
     quantized: bool = False
+    traits: frozenset = frozenset()
     attr_map: dict = field(default_factory=dict, compare=False, repr=False)
+    hooks: dict = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self):
         self.attr_map.update({a.name: a for a in self.attrs})
+        object.__setattr__(self, "traits", frozenset(self.traits))
+        unknown = self.traits - set(TRAITS)
+        if unknown:
+            raise OpError(f"op '{self.name}': unknown trait(s) {sorted(unknown)}; "
+                          f"known: {', '.join(TRAITS)}")
 
     @property
     def arity(self) -> tuple:
@@ -120,6 +133,28 @@ class OpDef:
             raise OpError(f"{where or self.name}: {e}") from None
 
 
+# What a trait tells the passes (an op has a trait or not; no pass names the op itself).
+TRAITS = {
+    "alias": "output holds the input's bytes in the same order (no copy, no layer)",
+    "pass_through": "the identity at inference; simplify removes it",
+    "any_dtype": "computes int8 as exactly as float (data movement): runs in quantized graphs",
+    "windowed": "a sliding-window op: convert-layout runs it NHWC",
+    "elementwise": "convert-layout lets it follow an NHWC input (constants re-laid out)",
+    "channel_axis": "convert-layout lets it follow an NHWC input (its axis re-numbered)",
+    "reshape": "flattens/reshapes: NHWC and NCHW agree when the spatial dims are 1x1",
+    "bias_add": "fuse absorbs it into the conv/dense before it as the bias",
+    "residual_add": "fuse absorbs it into the conv/dense before it as the residual",
+}
+# The hooks other modules register on an op by name (register_hook), and who reads them.
+HOOKS = {
+    "quantize": "fn(quantizer, node): the quantize pass's rule (float op -> qnn op)",
+    "quantize_hint": "str: why the op cannot be quantized and what to do instead",
+    "fused_as": "str: the fused op fuse makes of it (it is a linear op fold-bn may fold into)",
+    "fuse_act": "fn(node) -> {kind, min, max}: the activation fuse folds into an epilogue",
+    "host_step": "fn(node) -> (kind, arg): the step the host runs for it at a graph's edge",
+    "lower": "fn(lowerer, node): lowering to layers (compiler/lower/*)",
+}
+
 _OPS: dict = {}
 
 
@@ -143,3 +178,39 @@ def list_ops() -> list:
     from . import load_all
     load_all()
     return sorted(_OPS)
+
+
+def register_hook(key: str, *names: str, value: Any = None):
+    """Attach hook `key` (one of HOOKS) to ops `names`. With value=None it is a decorator
+    whose function is the value; otherwise `value` is attached and returned."""
+    if key not in HOOKS:
+        raise OpError(f"unknown op hook '{key}'; {did_you_mean(key, HOOKS)}")
+
+    def attach(v):
+        for name in names:
+            op = get_op(name)
+            if key in op.hooks and op.hooks[key] is not v:
+                raise OpError(f"op '{name}' has hook '{key}' registered twice "
+                              f"({op.hooks[key]!r} and {v!r})")
+            op.hooks[key] = v
+        return v
+    return attach if value is None else attach(value)
+
+
+def get_hook(name: str, key: str, default: Any = None) -> Any:
+    """The value of hook `key` on op `name`, or `default` when none is registered."""
+    return get_op(name).hooks.get(key, default)
+
+
+def has_trait(name: str, trait: str) -> bool:
+    if trait not in TRAITS:
+        raise OpError(f"unknown op trait '{trait}'; {did_you_mean(trait, TRAITS)}")
+    return trait in get_op(name).traits
+
+
+def import_package(package: str) -> None:
+    """Import every module of `package` once, so the hooks they register exist (a new
+    op's lowering or generator file registers itself by being there)."""
+    pkg = importlib.import_module(package)
+    for info in pkgutil.iter_modules(pkg.__path__):
+        importlib.import_module(f"{package}.{info.name}")

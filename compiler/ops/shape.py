@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import qscheme as qs
 from ..errors import OpError
 from ..ir.types import TensorType
 from .common import LAYOUTS, norm_axis, same_dtype
-from .registry import REQUIRED, Attr, OpDef, register_op
+from .registry import REQUIRED, Attr, OpDef, register_hook, register_op
 
 
 def flatten_type(types, a) -> TensorType:
@@ -22,7 +23,8 @@ def flatten_type(types, a) -> TensorType:
 register_op(OpDef("flatten", ("data",), flatten_type,
                   lambda arr, a: arr[0].reshape(flatten_type([TensorType.of(arr[0])], a).shape),
                   (Attr("axis", "int", 1),),
-                  doc="ONNX Flatten: 2-D (prod(shape[:axis]), prod(shape[axis:]))"))
+                  doc="ONNX Flatten: 2-D (prod(shape[:axis]), prod(shape[axis:]))",
+                  traits=("alias", "reshape", "any_dtype")))
 
 
 def resolve_shape(shape, numel: int, what: str = "reshape") -> tuple:
@@ -44,7 +46,8 @@ def resolve_shape(shape, numel: int, what: str = "reshape") -> tuple:
 register_op(OpDef("reshape", ("data",),
                   lambda types, a: types[0].with_shape(resolve_shape(a["shape"], types[0].numel)),
                   lambda arr, a: arr[0].reshape(resolve_shape(a["shape"], arr[0].size)),
-                  (Attr("shape", "ints", REQUIRED),), doc="row-major reshape"))
+                  (Attr("shape", "ints", REQUIRED),), doc="row-major reshape",
+                  traits=("alias", "reshape", "any_dtype")))
 
 
 def concat_type(types, a) -> TensorType:
@@ -63,7 +66,8 @@ def concat_type(types, a) -> TensorType:
 
 register_op(OpDef("concat", tuple(["data"] + [f"data{i}?" for i in range(1, 64)]), concat_type,
                   lambda arr, a: np.concatenate(arr, axis=a["axis"]),
-                  (Attr("axis", "int", 1),), doc="concatenate along `axis`"))
+                  (Attr("axis", "int", 1),), doc="concatenate along `axis`",
+                  traits=("channel_axis", "any_dtype")))
 
 PERMS = {("NCHW", "NHWC"): (0, 2, 3, 1), ("NHWC", "NCHW"): (0, 3, 1, 2)}
 
@@ -85,7 +89,8 @@ register_op(OpDef("layout_transform", ("data",), layout_type,
                   lambda arr, a: np.ascontiguousarray(arr[0].transpose(layout_perm(a))),
                   (Attr("src_layout", "str", REQUIRED, choices=LAYOUTS),
                    Attr("dst_layout", "str", REQUIRED, choices=LAYOUTS)),
-                  doc="activation layout change (NCHW <-> NHWC)"))
+                  doc="activation layout change (NCHW <-> NHWC)",
+                  traits=("any_dtype",)))
 
 
 def transpose_type(types, a) -> TensorType:
@@ -97,4 +102,29 @@ def transpose_type(types, a) -> TensorType:
 
 register_op(OpDef("transpose", ("data",), transpose_type,
                   lambda arr, a: np.ascontiguousarray(arr[0].transpose(a["axes"])),
-                  (Attr("axes", "ints", REQUIRED),), doc="permute axes"))
+                  (Attr("axes", "ints", REQUIRED),), doc="permute axes",
+                  traits=("any_dtype",)))
+
+
+# ---------------------------------------------------------------- quantization rules
+def _quantize_move(qz, n) -> None:
+    """Data movement keeps its op and its input's scale."""
+    x, s_in = qz.input(n)
+    qz.emit(n, n.op, [x], s_in, **n.attrs)
+
+
+def _quantize_concat(qz, n) -> None:
+    qz.input(n)
+    ins = [qz.need_act(n, v) for v in n.inputs]
+    s_out = max(qz.scale[v] for v in ins)  # nothing saturates
+    pairs = [qs.quantize_multiplier(qz.scale[v] / s_out) for v in ins]
+    qz.emit(n, "qnn.concat", ins, s_out, axis=n.attrs["axis"],
+            mults=tuple(p[0] for p in pairs), shifts=tuple(p[1] for p in pairs))
+
+
+register_hook("quantize", "flatten", "reshape", "transpose", "layout_transform",
+              value=_quantize_move)
+register_hook("quantize", "concat", value=_quantize_concat)
+# a layout change at a graph's edge runs on the host (inputs NCHW -> NHWC, outputs back)
+register_hook("host_step", "layout_transform",
+              value=lambda n: ("transpose", layout_perm(n.attrs)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.graph import Graph, Node
+from ..ops import get_hook, has_trait
 from ..ops.common import per_channel
 from ..ops.nn import batch_norm_scale_shift
 from .base import Pass, register_pass
@@ -36,7 +37,7 @@ class FoldBatchNorm(Pass):
         users, producers = graph.consumers(), graph.producers()
         x = bn.inputs[0]
         bias_node = producers.get(x)
-        if bias_node is not None and bias_node.op == "nn.bias_add":
+        if bias_node is not None and has_trait(bias_node.op, "bias_add"):
             if single_user(graph, x, users) is not bn or bias_node.inputs[1] not in graph.constants:
                 return False
             lin = producers.get(bias_node.inputs[0])
@@ -46,7 +47,7 @@ class FoldBatchNorm(Pass):
             lin, bias_node = bias_node, None
             if lin is None or single_user(graph, x, users) is not bn:
                 return False
-        if lin.op not in ("nn.conv2d", "nn.dense") or lin.inputs[1] not in graph.constants:
+        if get_hook(lin.op, "fused_as") is None or lin.inputs[1] not in graph.constants:
             return False
         axis = channel_axis(graph, lin)
         rank = graph.type_of(lin.output).rank

@@ -5,16 +5,18 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.graph import Graph, Node
+from ..ops import get_hook, has_trait
 from .base import Pass, register_pass
 from .rewrite import channel_axis, single_user
 
-ACT_OPS = ("nn.relu", "clip")
-
 
 def _act(node: Node) -> dict:
-    if node.op == "nn.relu":
-        return {"kind": "relu", "min": 0.0, "max": 6.0}
-    return {"kind": "clip", "min": node.attrs["min"], "max": node.attrs["max"]}
+    """{kind, min, max} of an activation the epilogue can apply (the op's fuse_act hook)."""
+    return get_hook(node.op, "fuse_act")(node)
+
+
+def _is_act(node: Node) -> bool:
+    return get_hook(node.op, "fuse_act") is not None
 
 
 @register_pass("fuse")
@@ -29,7 +31,7 @@ class FuseOps(Pass):
 
     def run(self, graph: Graph, ctx) -> Graph:
         for n in list(graph.nodes):
-            if n.op in ("nn.conv2d", "nn.dense") and n in graph.nodes:
+            if get_hook(n.op, "fused_as") is not None and n in graph.nodes:
                 self._fuse(graph, n)
         return graph
 
@@ -39,20 +41,20 @@ class FuseOps(Pass):
         chain, cur = [lin], lin.output
         axis = channel_axis(graph, lin)
         rank = graph.type_of(lin.output).rank
-        attrs = dict(lin.attrs) if lin.op == "nn.conv2d" else {}
+        attrs = dict(lin.attrs)
 
         def follow(ok) -> Node | None:
             nxt = single_user(graph, cur, users)
             return nxt if nxt is not None and nxt.inputs[0] == cur and ok(nxt) else None
 
         bias = None
-        nxt = follow(lambda m: m.op == "nn.bias_add" and m.inputs[1] in graph.constants
+        nxt = follow(lambda m: has_trait(m.op, "bias_add") and m.inputs[1] in graph.constants
                      and m.attrs["axis"] % rank == axis)
         if nxt is not None:
             bias, cur = nxt.inputs[1], nxt.output
             chain.append(nxt)
         if self.options["activations"]:
-            nxt = follow(lambda m: m.op in ACT_OPS)
+            nxt = follow(_is_act)
             if nxt is not None:
                 a = _act(nxt)
                 attrs.update(act=a["kind"], act_min=a["min"], act_max=a["max"])
@@ -61,7 +63,7 @@ class FuseOps(Pass):
         residual = None
         if self.options["residual"]:
             nxt = single_user(graph, cur, users)
-            if nxt is not None and nxt.op == "add" and cur in nxt.inputs:
+            if nxt is not None and has_trait(nxt.op, "residual_add") and cur in nxt.inputs:
                 other = nxt.inputs[1] if nxt.inputs[0] == cur else nxt.inputs[0]
                 ready = other in graph.inputs or (other in pos and pos[other] < pos[lin.output])
                 if other != cur and other not in graph.constants and ready and \
@@ -69,7 +71,7 @@ class FuseOps(Pass):
                     attrs["pre_add"] = cur
                     residual, cur = other, nxt.output
                     chain.append(nxt)
-                    nxt = follow(lambda m: m.op in ACT_OPS) if self.options["activations"] \
+                    nxt = follow(_is_act) if self.options["activations"] \
                         else None
                     if nxt is not None:
                         a = _act(nxt)
@@ -82,7 +84,7 @@ class FuseOps(Pass):
             bias = graph.add_constant(f"{lin.name}.bias_zero", np.zeros(cout, dtype))
         attrs["pattern"] = "+".join(m.op.split(".")[-1] for m in chain)
         inputs = [lin.inputs[0], lin.inputs[1], bias] + ([residual] if residual else [])
-        fused = Node("fused." + lin.op.split(".")[1], inputs, cur, attrs, lin.name)
+        fused = Node(get_hook(lin.op, "fused_as"), inputs, cur, attrs, lin.name)
         graph.nodes[graph.nodes.index(lin)] = fused
         for m in chain[1:]:
             graph.nodes.remove(m)

@@ -5,14 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.graph import Graph, Node
+from ..ops import has_trait
 from .base import Pass, register_pass
 from .rewrite import single_user
 
 # NCHW axis -> NHWC axis
 AXIS_TO_NHWC = {0: 0, 1: 3, 2: 1, 3: 2}
-WINDOWED = ("nn.conv2d", "nn.max_pool2d", "nn.avg_pool2d", "nn.global_avg_pool2d")
-ELEMENTWISE = ("nn.relu", "clip", "sigmoid", "add", "multiply", "identity", "nn.dropout")
-AXIS_OPS = ("nn.bias_add", "nn.batch_norm", "concat", "nn.softmax")
 
 
 class _Rewriter:
@@ -65,23 +63,24 @@ class _Rewriter:
         return self.cache[key]
 
     def visit(self, n: Node) -> None:
-        if n.op in WINDOWED:
+        elementwise = has_trait(n.op, "elementwise")
+        if has_trait(n.op, "windowed"):
             n.inputs[0] = self.convert(n.inputs[0], "NHWC")
-            if n.op == "nn.conv2d" and n.attrs["kernel_layout"] == "OIHW":
+            if n.attrs.get("kernel_layout") == "OIHW":
                 n.inputs[1] = self.weights_hwio(n.inputs[1])
                 n.attrs["kernel_layout"] = "HWIO"
             n.attrs["layout"] = "NHWC"
             self.layout[n.output] = "NHWC"
-        elif n.op in ELEMENTWISE + AXIS_OPS and self._follows_nhwc(n):
+        elif (elementwise or has_trait(n.op, "channel_axis")) and self._follows_nhwc(n):
             acts = [v for v in n.inputs if self.is4d(v)]
             n.inputs = [self.convert(v, "NHWC") if v in acts else
-                        self.const_nhwc(v) if n.op in ELEMENTWISE and v in self.g.constants
+                        self.const_nhwc(v) if elementwise and v in self.g.constants
                         else v for v in n.inputs]
             if "axis" in n.attrs:
                 n.attrs["axis"] = AXIS_TO_NHWC[n.attrs["axis"] % 4]
             self.layout[n.output] = "NHWC"
         else:
-            if n.op in ("flatten", "reshape") and self._spatial_is_1x1(n.inputs[0]):
+            if has_trait(n.op, "reshape") and self._spatial_is_1x1(n.inputs[0]):
                 pass  # (N,1,1,C) and (N,C,1,1) hold the same bytes in the same order
             else:
                 n.inputs = [self.convert(v, "NCHW") for v in n.inputs]

@@ -6,9 +6,8 @@ from dataclasses import dataclass, field
 
 from ..errors import PassError
 from ..ir.graph import Graph
+from ..ops import has_trait
 from .base import Pass, register_pass
-
-ALIAS_OPS = ("flatten", "reshape", "identity")  # same bytes, same order: no copy needed
 
 
 @dataclass(frozen=True)
@@ -80,7 +79,8 @@ class MemoryPlan:
 
 
 def plan_memory(graph: Graph, alignment: int = 64) -> MemoryPlan:
-    """Liveness over the node order; reshape/flatten/identity outputs alias their input."""
+    """Liveness over the node order; outputs of alias ops (reshape, flatten, identity) share
+    their input's buffer."""
     end = len(graph.nodes)
     root: dict = {}
     first, last, size = {}, {}, {}
@@ -92,7 +92,7 @@ def plan_memory(graph: Graph, alignment: int = 64) -> MemoryPlan:
             if v in root:
                 last[root[v]] = max(last[root[v]], i)
         src = n.inputs[0] if n.inputs else None
-        if n.op in ALIAS_OPS and src in root:
+        if has_trait(n.op, "alias") and src in root:  # same bytes, same order: no copy
             root[n.output] = root[src]
         else:
             root[n.output] = n.output

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..ir.graph import Graph, Node
+from ..ops import has_trait
 
 
 def bypass(graph: Graph, node: Node) -> bool:
@@ -32,6 +33,6 @@ def single_user(graph: Graph, value: str, users: dict):
 
 def channel_axis(graph: Graph, node: Node) -> int:
     """The channel axis of a conv2d/dense output: 1 (NCHW) or 3 (NHWC) for conv, last for dense."""
-    if node.op == "nn.conv2d":
+    if has_trait(node.op, "windowed"):
         return 1 if node.attrs["layout"] == "NCHW" else 3
     return graph.type_of(node.output).rank - 1

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from ..ir.graph import Graph
+from ..ops import has_trait
 from .base import Pass, register_pass
 from .rewrite import bypass
-
-PASS_THROUGH = ("identity", "nn.dropout")
 
 
 @register_pass("simplify")
 class SimplifyInference(Pass):
-    """Removes ops that are the identity at inference (identity, dropout)."""
+    """Removes ops that are the identity at inference (trait pass_through: identity,
+    dropout)."""
 
     def run(self, graph: Graph, ctx) -> Graph:
-        for n in [n for n in graph.nodes if n.op in PASS_THROUGH]:
+        for n in [n for n in graph.nodes if has_trait(n.op, "pass_through")]:
             bypass(graph, n)
         return graph
