@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import prod
 
+from ..ops import get_op, register_hook
 from .cost import FIELD_MAX, Hw
 
 
@@ -55,3 +56,13 @@ def make_concat(name: str, xs: list, y: str, shapes: list, axis: int, hw: Hw,
     cap = min(hw.buffer_elems["ibuf"], hw.buffer_elems["obuf"]) // 2
     rows = max(1, min(outer, cap // max(min(max(inner), FIELD_MAX["cols"]), 1)))
     return ConcatLayer(name, xs, y, outer, inner, sum(inner), mults, shifts, rows)
+
+
+@register_hook("lower", "concat", "qnn.concat")
+def lower_concat(lw, n) -> None:
+    """Each input's rows into its column slice (qnn: requantized to the output's scale)."""
+    shapes = [lw.g.type_of(v).shape for v in n.inputs]
+    q = get_op(n.op).quantized
+    lw.layers.append(make_concat(
+        n.name, list(n.inputs), n.output, shapes, n.attrs.get("axis", 1), lw.hw,
+        list(n.attrs["mults"]) if q else None, list(n.attrs["shifts"]) if q else None))

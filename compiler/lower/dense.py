@@ -11,6 +11,7 @@ from math import ceil
 import numpy as np
 
 from ..errors import CompilerError
+from ..ops import register_hook
 from .cost import FIELD_MAX, Hw
 from .epilogue import Epilogue
 
@@ -104,3 +105,24 @@ def choose_dense(k: int, n: int, epi: Epilogue, hw: Hw, name: str = "") -> Dense
                             f"buffers (elements: {dict(hw.buffer_elems)}); the input vector "
                             "must fit wbuf and a 1-feature tile abuf/obuf")
     return best
+
+
+@register_hook("lower", "qnn.dense", "fused.dense")
+def lower_dense(lw, n) -> None:
+    """One row: the dense tile program; a batch of rows: a 1x1 conv over an (m, 1, k) image."""
+    from .conv import ConvLayer, choose_schedule
+    from .geometry import ConvGeom
+    x = lw.g.type_of(n.inputs[0])
+    w = lw.weights(n.inputs[1])
+    k, nout = w.shape
+    m = x.numel // k
+    epi = lw.epilogue(n, nout)
+    if m == 1:
+        layer = DenseLayer(n.name, n.inputs[0], n.output, k, nout, w, epi)
+        layer.schedule = choose_dense(k, nout, epi, lw.hw, n.name)
+    else:
+        geom = ConvGeom(1, m, 1, k, nout, 1, 1)
+        layer = ConvLayer(n.name, n.inputs[0], n.output, geom,
+                          w.reshape(1, 1, k, nout), epi, note="dense as 1x1 conv")
+        layer.schedule = choose_schedule(geom, epi, lw.hw, n.name)
+    lw.layers.append(layer)

@@ -4,11 +4,13 @@ unit; the operands are streamed through SRAM with double buffering."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from math import ceil
 
 import numpy as np
 
 from ..errors import CompilerError
+from ..ops import get_op, register_hook
 from .cost import FIELD_MAX, Hw
 
 # vector ops per element of each kind: (int8 path, float path)
@@ -82,3 +84,50 @@ def choose_eltwise(layer: EltwiseLayer, hw: Hw) -> EltSchedule:
     total = max(vec, dma) + hw.dma(chunk * hw.act_bytes) * 2
     return EltSchedule(chunk, {"cycles": total, "vector": vec, "dma": dma, "dram_bytes": nbytes,
                                "instructions": n * len(ops)})
+
+
+def _activations(lw, n) -> list:
+    acts = [v for v in n.inputs if v not in lw.g.constants]
+    if len(acts) < len(n.inputs):
+        raise CompilerError(f"node '{n.name}': {n.op} with a constant operand has no NPU "
+                            "lowering (fold it into a conv/dense, or make it an input)")
+    return acts
+
+
+def _append(lw, n, kind: str, acts: list, attrs: dict, table) -> None:
+    shapes = {lw.g.type_of(v).shape for v in acts}
+    if len(shapes) > 1:
+        raise CompilerError(f"node '{n.name}': {n.op} needs equal operand shapes (no "
+                            f"broadcasting on the NPU); got {sorted(shapes)}")
+    layer = EltwiseLayer(n.name, kind, acts, n.output, lw.g.type_of(n.output).numel, attrs,
+                         table)
+    layer.schedule = choose_eltwise(layer, lw.hw)
+    lw.layers.append(layer)
+
+
+def lower_eltwise(lw, n, kind: str) -> None:
+    """An elementwise layer of `kind` (add, multiply, relu, clip) over equal shapes."""
+    _append(lw, n, kind, _activations(lw, n), dict(n.attrs), None)
+
+
+def lower_lut(lw, n) -> None:
+    """qnn.lut: the table is a constant operand, read by the vector unit's lookup."""
+    _append(lw, n, "lut", [n.inputs[0]], dict(n.attrs), lw.const(n.inputs[1]))
+
+
+def lower_float_clip(lw, n) -> None:
+    """Float clip: vclip takes integer bounds (fp16 mode), saturated to the int16 range."""
+    acts = _activations(lw, n)
+    lo, hi = n.attrs.get("min", -np.inf), n.attrs.get("max", np.inf)
+    if not (np.isinf(lo) or lo == int(lo)) or not (np.isinf(hi) or hi == int(hi)):
+        raise CompilerError(f"node '{n.name}': clip bounds ({lo}, {hi}) are not "
+                            "integers; vclip takes integer bounds")
+    _append(lw, n, "clip", acts, {"lo": int(max(lo, -32768)), "hi": int(min(hi, 32767))}, None)
+
+
+for _op, _kind in (("qnn.add", "add"), ("qnn.relu", "relu"), ("qnn.clip", "clip"),
+                   ("qnn.multiply", "multiply"), ("add", "add"), ("nn.relu", "relu"),
+                   ("multiply", "multiply")):
+    register_hook("lower", _op, value=partial(lower_eltwise, kind=_kind))
+register_hook("lower", "qnn.lut", value=lower_lut)
+register_hook("lower", "clip", value=lower_float_clip)

@@ -4,9 +4,11 @@ unit; average pooling sums to int32/fp32 and scales (requantize or multiply)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from math import ceil
 
 from ..errors import CompilerError
+from ..ops import get_op, register_hook
 from .cost import FIELD_MAX, Hw
 from .geometry import ConvGeom
 
@@ -92,3 +94,35 @@ def choose_pool(geom: ConvGeom, pool: str, hw: Hw, name: str = "") -> PoolSchedu
         raise CompilerError(f"layer '{name}': no tiling of pool {g.h}x{g.w}x{g.cin} fits the "
                             f"Target's buffers (elements: {dict(hw.buffer_elems)})")
     return best
+
+
+def lower_pool(lw, n, kind: str, glob: bool) -> None:
+    """max/avg pooling (glob: over the whole image) as a depthwise window program."""
+    a, x = n.attrs, lw.g.type_of(n.inputs[0])
+    if a.get("layout", "NHWC") != "NHWC":
+        raise CompilerError(f"node '{n.name}': pooling must be NHWC (run convert-layout)")
+    nb, h, wd, c = x.shape
+    kernel = (h, wd) if glob else tuple(a["kernel"])
+    strides = (1, 1) if glob else tuple(a["strides"])
+    pads = (0, 0, 0, 0) if glob else tuple(a["pads"])
+    geom = ConvGeom(nb, h, wd, c, c, *kernel, *strides, pads, groups=c)
+    layer = PoolLayer(n.name, n.inputs[0], n.output, geom, kind)
+    if kind == "avg":
+        if get_op(n.op).quantized:
+            layer.mult, layer.shift = int(a["mult"]), int(a["shift"])
+        else:
+            if any(pads) and not a.get("count_include_pad", False):
+                raise CompilerError(
+                    f"node '{n.name}': average pooling with padding that excludes the pad "
+                    "from the count divides by a different number per output; the NPU "
+                    "scales every output by one constant")
+            layer.scale = 1.0 / (kernel[0] * kernel[1])
+    layer.schedule = choose_pool(geom, kind, lw.hw, n.name)
+    lw.layers.append(layer)
+
+
+for _op, _kind, _glob in (("qnn.max_pool2d", "max", False), ("nn.max_pool2d", "max", False),
+                          ("qnn.avg_pool2d", "avg", False), ("nn.avg_pool2d", "avg", False),
+                          ("qnn.global_avg_pool2d", "avg", True),
+                          ("nn.global_avg_pool2d", "avg", True)):
+    register_hook("lower", _op, value=partial(lower_pool, kind=_kind, glob=_glob))

@@ -1,0 +1,114 @@
+"""The conv2d lowering: the cheapest of the plain, swapped-roles, space-to-depth,
+folded-columns and strided-load candidates the cost model estimates (qnn/fused conv2d)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..errors import CompilerError
+from ..ir.graph import Node
+from ..ops import register_hook
+from .conv import ConvLayer, choose_schedule
+from .copy import CopyLayer, copy_cycles, plan_copy
+from .epilogue import Epilogue
+from .fold import FoldCopyLayer, fold, make_fold_copy, with_fold_copy
+from .geometry import ConvGeom, space_to_depth, subsample
+from .tconv import TConvLayer, choose_tconv, live_passes
+
+SWAP_MARGIN = 0.9
+
+
+@register_hook("lower", "qnn.conv2d", "fused.conv2d")
+def lower_conv(lw, n: Node) -> None:
+    a = n.attrs
+    x = lw.g.type_of(n.inputs[0])
+    w = lw.weights(n.inputs[1])
+    if a.get("layout", "NHWC") != "NHWC" or a.get("kernel_layout", "HWIO") != "HWIO":
+        raise CompilerError(f"node '{n.name}': conv must be NHWC/HWIO (run convert-layout)")
+    nb, h, wd, cin = x.shape
+    geom = ConvGeom(nb, h, wd, cin, w.shape[3], w.shape[0], w.shape[1], *a["strides"],
+                    tuple(a["pads"]), *a.get("dilations", (1, 1)), a.get("groups", 1))
+    epi = lw.epilogue(n, geom.cout)
+    x_in = n.inputs[0]
+    sub = subsample(geom) if "subsample" in lw.rewrites else None
+    if sub is not None:  # strided 1x1: the loads subsample, the conv runs at stride 1
+        cost, layers = plain_or_swapped(lw, n, x_in, sub, w, epi, "strided loads",
+                                        sub=(geom.h, geom.w, geom.sh, geom.sw))
+        lw.layers += layers
+        for name, (shape, dtype) in getattr(layers[0], "scratch_types", {}).items():
+            lw.add_tensor(name, shape, dtype)
+        return
+    # candidates: (estimated cycles, layers); the cheapest is kept
+    cands = [plain_or_swapped(lw, n, x_in, geom, w, epi, note="")]
+    rewrite = space_to_depth(geom) if "s2d" in lw.rewrites else None
+    if rewrite is not None:
+        shape, perm = rewrite.permute()
+        chunks = plan_copy(shape, perm, lw.hw.buffer_elems["ibuf"] // 2, n.name)
+        xs = f"{x_in}.s2d.{n.name}"
+        copy = CopyLayer(f"{n.name}.s2d", x_in, xs, shape, perm, chunks,
+                         note="space-to-depth", introduced=True)
+        cost, layers = plain_or_swapped(lw, n, xs, rewrite.new, rewrite.weights(w), epi,
+                                        note=f"space-to-depth {geom.sh}x{geom.sw}",
+                                        useful=geom.macs)
+        cands.append((cost + copy_cycles(chunks, lw.hw), [copy] + layers))
+    folded = fold(geom) if "fold" in lw.rewrites else None
+    if folded is not None:
+        copy = make_fold_copy(f"{n.name}.fold", x_in, f"{x_in}.fold.{n.name}", folded,
+                              lw.hw)
+        cost, layers = plain_or_swapped(lw, n, copy.y, folded.new, folded.weights(w), epi,
+                                        note="kernel columns folded into channels"
+                                        + (", space-to-depth" if folded.s2d else ""),
+                                        useful=geom.macs)
+        cands.append((with_fold_copy(copy, layers[0].schedule.est, lw.hw),
+                       [copy] + layers))
+    cost, layers = min(cands, key=lambda c: c[0])
+    for layer in layers:  # register the DRAM tensors of the chosen candidate only
+        if isinstance(layer, (CopyLayer, FoldCopyLayer)):
+            new = layer.f.new if isinstance(layer, FoldCopyLayer) else rewrite.new
+            lw.add_tensor(layer.y, (new.n, new.h, new.w, new.cin), x.dtype)
+        for name, (shape, dtype) in getattr(layer, "scratch_types", {}).items():
+            lw.add_tensor(name, shape, dtype)
+        lw.layers.append(layer)
+
+
+def per_core(lw, geom: ConvGeom, rows: bool = True) -> ConvGeom:
+    """The share of one core, which sizes the tiles when layers are split over cores
+    (by output-channel blocks when there are enough, else by output rows)."""
+    cores = lw.hw.num_cores
+    if cores == 1:
+        return geom
+    blocks = -(-geom.cout // lw.hw.cols)
+    if blocks >= cores or not rows or geom.groups > 1:
+        cout = -(-blocks // cores) * lw.hw.cols if blocks >= cores else geom.cout
+        return replace(geom, cout=min(cout, geom.cout), groups=1) if geom.groups == 1 \
+            else geom
+    oh = -(-geom.oh // cores)
+    h = min(geom.h, (oh - 1) * geom.sh + (geom.kh - 1) * geom.dh + 1)
+    return replace(geom, h=h, pads=(geom.pads[0], geom.pads[1], 0, geom.pads[3]))
+
+
+def plain_or_swapped(lw, n: Node, x_in: str, geom: ConvGeom, w, epi: Epilogue,
+                     note: str, useful: int | None = None, sub=None) -> tuple:
+    """(cycles, [layer]) of the cheaper of the usual and the swapped-roles schedule."""
+    sched = choose_schedule(per_core(lw, geom), epi, lw.hw, n.name)
+    best = (sched.est["cycles"], [ConvLayer(n.name, x_in, n.output, geom, w, epi, sched,
+                                            note=note, useful_macs=useful, sub=sub)])
+    swapped = None
+    if "swap" in lw.rewrites:
+        swapped = choose_tconv(per_core(lw, geom, rows=False), epi, lw.hw,
+                               len(live_passes(w, lw.hw.rows)))
+    # its estimate is the rougher one (DRAM round trips, tails): demand a clear win
+    if swapped is not None and swapped.est["cycles"] < SWAP_MARGIN * best[0]:
+        wg = geom.w + geom.pads[1] + geom.pads[3]
+        hg = geom.h + geom.pads[0] + geom.pads[2]
+        grid, acc = f"{n.name}.grid", f"{n.name}.acc"
+        layer = TConvLayer(n.name, x_in, n.output, geom, w, epi, grid, acc, swapped)
+        layer.scratch_types = {
+            grid: ((hg, wg, geom.cin), lw.g.type_of(n.inputs[0]).dtype),
+            acc: (((geom.oh - 1) * wg + geom.ow, geom.cout),
+                  "float32" if lw.fp16 else "int32")}
+        layer.note = "swapped roles" + (f", {note}" if note else "")
+        layer.useful_macs = useful
+        layer.sub = sub
+        best = (swapped.est["cycles"], [layer])
+    return best
