@@ -19,6 +19,7 @@ from ...lower.epilogue import Epilogue
 from ...lower.geometry import ConvGeom
 from ...lower.pool import PoolLayer
 from .kernel import DTYPES, ELEM_BYTES, Arg, GemmKernel, MapKernel, SpaceKernel, Tile
+from .registry import kernel_for, register_kernel
 
 ACC_LIMIT = 2**31 // (128 * 128)  # int8 products summed before int32 could wrap
 
@@ -52,6 +53,20 @@ def _act_float(var: str, kind: str, lo, hi) -> list:
     return []
 
 
+# The integer statements of each eltwise kind (lut is the kind with a table), as qnn.* define
+# them; the float expression of each binary kind (unary kinds are their activation).
+_INT_ELTWISE = {
+    "add": lambda a: [f"int32_t q = npu_add({{x0}}, {{x1}}, {int(a['lhs_mult'])}, "
+                      f"{int(a['rhs_mult'])}, {int(a['shift'])});"]
+    + _act_int(a.get("act", "none"), a.get("act_lo", -128), a.get("act_hi", 127)),
+    "multiply": lambda a: [f"int32_t q = npu_requant({{x0}} * {{x1}}, {int(a['mult'])}, "
+                           f"{int(a['shift'])}, 0, 0);"],
+    "relu": lambda a: ["int32_t q = npu_relu8({x0});"],
+    "clip": lambda a: [f"int32_t q = npu_clip8({{x0}}, {int(a['lo'])}, {int(a['hi'])});"],
+}
+_FLOAT_ELTWISE = {"add": "{x0} + {x1}", "multiply": "{x0} * {x1}"}
+
+
 class KernelBuilder:
     """Builds each layer's kernel against a Layout (arena/constant offsets) and a renderer."""
 
@@ -71,15 +86,8 @@ class KernelBuilder:
         return Arg(var, DTYPES[str(array.dtype)], "consts", self.layout.const(key, array))
 
     def build(self, index: int, layer) -> list:
-        """The kernels of one lowered layer, found by its kind (conv covers every conv
-        lowering, e.g. the NPU's swapped-role one: they share geometry and epilogue)."""
-        kinds = {"conv": self.conv, "dense": self.dense, "pool": self.pool,
-                 "eltwise": self.eltwise, "copy": self.copy, "concat": self.concat}
-        if layer.kind not in kinds:
-            raise CompilerError(f"layer '{layer.name}': no C-like kernel for layer kind "
-                                f"'{layer.kind}' ({type(layer).__name__}); known: "
-                                f"{', '.join(kinds)}")
-        out = kinds[layer.kind](ident(index, layer.name), layer)
+        """The kernels of one lowered layer: its kind's registered kernel (registry.py)."""
+        out = kernel_for(layer)(self, ident(index, layer.name), layer)
         return out if isinstance(out, list) else [out]
 
     # ------------------------------------------------------------------ conv / dense
@@ -127,6 +135,7 @@ class KernelBuilder:
                           nbytes=int(nbytes), note=note, geom=geom, dtype=dt, x="x", w="w",
                           y="y", epilogue=tuple(epi), tile=tile)
 
+    @register_kernel("conv")
     def conv(self, name: str, layer):
         g, s, hw = layer.geom, layer.schedule, self.lowered.hw
         if getattr(layer, "sub", None):  # its geometry is the subsample the NPU's DMA gathers
@@ -139,6 +148,7 @@ class KernelBuilder:
                 + (f" groups {g.groups}" if g.groups > 1 else "") + f"; {s.describe()}")
         return self._gemm(name, layer, g, layer.weights, tile, note)
 
+    @register_kernel("dense")
     def dense(self, name: str, layer: DenseLayer):
         """A single-row dense layer is a 1x1 conv over a 1x1 image: output-feature tiles
         of the schedule's n_tile are the channel blocks, its weight loads the slices."""
@@ -151,6 +161,7 @@ class KernelBuilder:
                           tile, f"dense {layer.k} -> {layer.n}; {s.describe()}")
 
     # ------------------------------------------------------------------ pooling
+    @register_kernel("pool")
     def pool(self, name: str, layer: PoolLayer):
         g = layer.geom
         dt = self.dtype(layer.y)
@@ -189,35 +200,24 @@ class KernelBuilder:
                            body=body)
 
     # ------------------------------------------------------------------ elementwise
+    @register_kernel("eltwise")
     def eltwise(self, name: str, layer: EltwiseLayer):
         dt = self.dtype(layer.y)
         a = layer.attrs
         xs = [self.act(v, f"x{i}") for i, v in enumerate(layer.xs)]
         args = list(xs)
         if dt == "i8":
-            if layer.op == "add":
-                body = [f"int32_t q = npu_add({{x0}}, {{x1}}, {int(a['lhs_mult'])}, "
-                        f"{int(a['rhs_mult'])}, {int(a['shift'])});"]
-                body += _act_int(a.get("act", "none"), a.get("act_lo", -128),
-                                 a.get("act_hi", 127))
-            elif layer.op == "multiply":
-                body = [f"int32_t q = npu_requant({{x0}} * {{x1}}, {int(a['mult'])}, "
-                        f"{int(a['shift'])}, 0, 0);"]
-            elif layer.op == "relu":
-                body = ["int32_t q = npu_relu8({x0});"]
-            elif layer.op == "clip":
-                body = [f"int32_t q = npu_clip8({{x0}}, {int(a['lo'])}, {int(a['hi'])});"]
-            else:  # lut: index = x + 128
+            if layer.table is not None:  # lut: index = x + 128
                 args.append(self.const(f"{name}.table", "table", layer.table.astype(np.int8)))
                 body = [f"int32_t q = {self.r.op('load', 'table', '{x0} + 128')};"]
+            else:
+                body = _INT_ELTWISE[layer.op](a)
             body.append("const int32_t out = q;")
         else:
-            expr = {"add": "{x0} + {x1}", "multiply": "{x0} * {x1}"}.get(layer.op, "{x0}")
-            body = [f"float out = {expr};"]
-            if layer.op in ("relu", "clip"):
-                body += _act_float("out", layer.op, a.get("lo"), a.get("hi"))
-            elif layer.op == "lut":
+            if layer.table is not None:
                 raise CompilerError(f"layer '{layer.name}': a table lookup needs int8 data")
+            body = [f"float out = {_FLOAT_ELTWISE.get(layer.op, '{x0}')};"]
+            body += _act_float("out", layer.op, a.get("lo"), a.get("hi"))
         args.append(self.act(layer.y, "y", True))
         eb = ELEM_BYTES[dt]
         ops = len(layer.vector_ops(dt == "i8"))
@@ -228,6 +228,7 @@ class KernelBuilder:
                          tmp="i32" if dt == "i8" else "f32")
 
     # ------------------------------------------------------------------ data movement
+    @register_kernel("copy")
     def copy(self, name: str, layer: CopyLayer):
         """y = transpose(x.reshape(shape), perm): one point per output element."""
         if not hasattr(layer, "perm"):
@@ -252,6 +253,7 @@ class KernelBuilder:
                            note=f"transpose {tuple(shape)} by {tuple(perm)}", dims=dims,
                            body=[f"y[{d_idx}] = {self.r.op('load', 'x', s_idx)};"])
 
+    @register_kernel("concat")
     def concat(self, name: str, layer) -> list:
         """One kernel per input: its rows into its column slice of the output (int8:
         requantized to the output scale, as qnn.concat)."""

@@ -5,25 +5,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ...lower.concat import ConcatLayer
 from ...lower.conv import ConvLayer
-from ...lower.copy import CopyLayer
-from ...lower.dense import DenseLayer
-from ...lower.eltwise import EltwiseLayer
-from ...lower.fold import FoldCopyLayer
-from ...lower.pool import PoolLayer
-from ...lower.tconv import TConvLayer
-from .concat_gen import gen_concat
-from .conv_gen import gen_conv
-from .copy_gen import gen_copy
-from .dense_gen import gen_dense
 from .dram import DramMap
-from .eltwise_gen import gen_eltwise
-from .fold_gen import gen_fold_copy
 from .emit import Emitter
+from .generators import generator_for
 from .hazards import Tracker
-from .pool_gen import gen_pool
-from .tconv_gen import gen_tconv
 from .schedule import Stream, schedule
 
 
@@ -40,43 +26,9 @@ def _units(hw) -> list:
     return ["matrix", "vector"] + [f"dma{c}" for c in range(hw.dma_engines)]
 
 
-def split(items: list, parts: int, core: int) -> list:
-    """The `core`-th of `parts` contiguous, balanced slices."""
-    n = len(items)
-    return items[core * n // parts:(core + 1) * n // parts]
-
-
 def work(layer, hw, core: int, cores: int) -> list:
-    """The tiles (or chunks) of `layer` that core `core` computes."""
-    if isinstance(layer, ConvLayer):
-        tiles = layer.tiles(hw)
-        blocks = sorted({t.c0 for t in tiles})
-        if len(blocks) >= cores or cores == 1:  # output channels: each core its own weights
-            mine = set(split(blocks, cores, core))
-            return [t for t in tiles if t.c0 in mine]
-        spatial = sorted({(t.image, t.r0) for t in tiles})
-        mine = set(split(spatial, cores, core))
-        return [t for t in tiles if (t.image, t.r0) in mine]
-    if isinstance(layer, DenseLayer):
-        return split(layer.tiles(hw), cores, core)
-    if isinstance(layer, PoolLayer):
-        return split(layer.tiles(), cores, core)
-    if isinstance(layer, EltwiseLayer):
-        return split(layer.chunks(), cores, core)
-    if isinstance(layer, CopyLayer):
-        return split(layer.chunks, cores, core)
-    if isinstance(layer, FoldCopyLayer):
-        return split(layer.pieces(), cores, core)
-    if isinstance(layer, TConvLayer):
-        return split(layer.m_tiles(), cores, core)
-    if isinstance(layer, ConcatLayer):
-        return split(layer.chunks(), cores, core)
-    raise TypeError(f"no NPU code generator for {type(layer).__name__}")
-
-
-GEN = {ConvLayer: gen_conv, DenseLayer: gen_dense, PoolLayer: gen_pool,
-       EltwiseLayer: gen_eltwise, CopyLayer: gen_copy, ConcatLayer: gen_concat,
-       TConvLayer: gen_tconv, FoldCopyLayer: gen_fold_copy}
+    """The tiles (or chunks) of `layer` that core `core` computes (its generator's split)."""
+    return generator_for(layer).work(layer, hw, core, cores)
 
 
 def label(index: int, name: str) -> str:
@@ -102,7 +54,7 @@ def generate(lowered, sync: str = "auto", progress=None) -> CodegenResult:
             if not items:
                 continue
             em = Emitter(hw, trackers[c], li, layer.name)
-            GEN[type(layer)](em, layer, items, dram, lowered, f"L{li}")
+            generator_for(layer).gen(em, layer, items, dram, lowered, f"L{li}")
             pending[c] += em.ops
         if sync == "barrier":
             for c in range(cores):

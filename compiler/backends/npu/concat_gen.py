@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...lower.concat import ConcatLayer
+from .generators import register_generator
 
 
+@register_generator(ConcatLayer, items=lambda layer, hw: layer.chunks())
 def gen_concat(em, layer, chunks, dram, lowered, key: str) -> None:
     eb = em.hw.act_bytes
     sram = em.sram()

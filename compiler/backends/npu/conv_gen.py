@@ -5,9 +5,25 @@ vector epilogue and a strided store of the output-channel block."""
 from __future__ import annotations
 
 from ...lower.cache import SlotCache
+from ...lower.conv import ConvLayer
 from .epilogue_gen import EpilogueCode
+from .generators import register_generator, split
 
 
+def conv_work(layer, hw, core: int, cores: int) -> list:
+    """Output-channel blocks when there are enough (each core its own weights), else output
+    rows."""
+    tiles = layer.tiles(hw)
+    blocks = sorted({t.c0 for t in tiles})
+    if len(blocks) >= cores or cores == 1:
+        mine = set(split(blocks, cores, core))
+        return [t for t in tiles if t.c0 in mine]
+    spatial = sorted({(t.image, t.r0) for t in tiles})
+    mine = set(split(spatial, cores, core))
+    return [t for t in tiles if (t.image, t.r0) in mine]
+
+
+@register_generator(ConvLayer, work=conv_work)
 def gen_conv(em, layer, tiles, dram, lowered, key: str) -> None:
     hw, g, s, epi = em.hw, layer.geom, layer.schedule, layer.epilogue
     eb = hw.act_bytes

@@ -3,8 +3,11 @@ its strided stores (layout changes, space-to-depth, transposes)."""
 
 from __future__ import annotations
 
+from ...lower.copy import CopyLayer
+from .generators import register_generator
 
 
+@register_generator(CopyLayer, items=lambda layer, hw: layer.chunks)
 def gen_copy(em, layer, chunks, dram, lowered, key: str) -> None:
     eb = em.hw.act_bytes
     size = max(c.elems for c in chunks)

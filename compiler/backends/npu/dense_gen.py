@@ -4,9 +4,12 @@ then the vector epilogue over the output tile."""
 
 from __future__ import annotations
 
+from ...lower.dense import DenseLayer
 from .epilogue_gen import EpilogueCode
+from .generators import register_generator
 
 
+@register_generator(DenseLayer, items=lambda layer, hw: layer.tiles(hw))
 def gen_dense(em, layer, tiles, dram, lowered, key: str) -> None:
     hw, s, epi = em.hw, layer.schedule, layer.epilogue
     eb = hw.act_bytes

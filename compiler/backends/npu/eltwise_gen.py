@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...lower.eltwise import EltwiseLayer
+from .generators import register_generator
 
 
+@register_generator(EltwiseLayer, items=lambda layer, hw: layer.chunks())
 def gen_eltwise(em, layer, chunks, dram, lowered, key: str) -> None:
     hw, a = em.hw, layer.attrs
     eb = hw.act_bytes

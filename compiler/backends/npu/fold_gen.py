@@ -4,7 +4,11 @@ and a store into that column's slice of the channels."""
 
 from __future__ import annotations
 
+from ...lower.fold import FoldCopyLayer
+from .generators import register_generator
 
+
+@register_generator(FoldCopyLayer, items=lambda layer, hw: layer.pieces())
 def gen_fold_copy(em, layer, pieces, dram, lowered, key: str) -> None:
     f, g = layer.f, layer.f.new
     x0, eb = f.geom, em.hw.act_bytes

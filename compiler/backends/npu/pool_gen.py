@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...lower.pool import PoolLayer
+from .generators import register_generator
 
 
+@register_generator(PoolLayer, items=lambda layer, hw: layer.tiles())
 def gen_pool(em, layer, tiles, dram, lowered, key: str) -> None:
     hw, g, s = em.hw, layer.geom, layer.schedule
     eb = hw.act_bytes

@@ -8,10 +8,12 @@ from __future__ import annotations
 import numpy as np
 
 from ...lower.cache import SlotCache
-
+from ...lower.tconv import TConvLayer
 from .epilogue_gen import EpilogueCode
+from .generators import register_generator
 
 
+@register_generator(TConvLayer, items=lambda layer, hw: layer.m_tiles())
 def gen_tconv(em, layer, m_tiles, dram, lowered, key: str) -> None:
     hw, g, s, epi = em.hw, layer.geom, layer.schedule, layer.epilogue
     grid, eb, ab = layer.grid, hw.act_bytes, hw.elem_bytes["abuf"]
