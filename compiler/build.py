@@ -70,12 +70,15 @@ def split_host_softmax(g: Graph) -> dict:
     """Hand a float graph's final softmax(es) to the host, as the quantized pipeline does:
     re-points those outputs at the softmax inputs, prunes, and returns
     {npu output: (model output, (("softmax", axis),))} for the host to apply."""
+    from .ops import get_hook
     post = {}
     producers = g.producers()
     for i, out in enumerate(list(g.outputs)):
         node = producers.get(out)
-        if node is not None and node.op == "nn.softmax":
+        host = get_hook(node.op, "host_step") if node is not None else None
+        step = host(node) if host is not None else None
+        if step is not None and step[0] == "softmax":  # layout changes stay on the NPU
             g.outputs[i] = node.inputs[0]
-            post[node.inputs[0]] = (out, (("softmax", node.attrs.get("axis", -1)),))
+            post[node.inputs[0]] = (out, (step,))
     g.prune()
     return post

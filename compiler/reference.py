@@ -10,7 +10,7 @@ import numpy as np
 
 from .errors import CompilerError, GraphError
 from .ir.graph import Graph
-from .ops import get_op
+from .ops import get_op, has_trait
 
 
 def _bind_inputs(graph: Graph, feeds: dict) -> dict:
@@ -67,9 +67,8 @@ def run_float(graph: Graph, feeds: dict) -> dict:
 
 def run_int(graph: Graph, feeds: dict) -> dict:
     """The integer reference of a quantized graph: int8 in, int8 out, exact."""
-    bad = [n for n in graph.nodes if not (get_op(n.op).quantized or
-                                          n.op in ("flatten", "reshape", "transpose",
-                                                   "layout_transform", "identity", "concat"))]
+    bad = [n for n in graph.nodes
+           if not (get_op(n.op).quantized or has_trait(n.op, "any_dtype"))]
     if bad:
         raise CompilerError(f"run_int needs a quantized graph; node '{bad[0].name}' is "
                             f"{bad[0].op} (run the quantize pass, or use run_float)")

@@ -130,10 +130,14 @@ def _concat(ex, n):
     ex.add("Concat", n.inputs, n.output, n.name, axis=n.attrs["axis"])
 
 
-@exporter("transpose", "layout_transform")
+@exporter("transpose")
 def _transpose(ex, n):
-    perm = n.attrs["axes"] if n.op == "transpose" else \
-        PERMS[(n.attrs["src_layout"], n.attrs["dst_layout"])]
+    ex.add("Transpose", n.inputs, n.output, n.name, perm=list(n.attrs["axes"]))
+
+
+@exporter("layout_transform")
+def _layout_transform(ex, n):
+    perm = PERMS[(n.attrs["src_layout"], n.attrs["dst_layout"])]
     ex.add("Transpose", n.inputs, n.output, n.name, perm=list(perm))
 
 

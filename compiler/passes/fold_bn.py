@@ -11,8 +11,8 @@ from ..ops.nn import batch_norm_scale_shift
 from .base import Pass, register_pass
 from .rewrite import channel_axis, single_user
 
-# Output-channel axis of the weights, by op and kernel layout.
-_WEIGHT_AXIS = {("nn.conv2d", "OIHW"): 0, ("nn.conv2d", "HWIO"): 3, ("nn.dense", None): 1}
+# Output-channel axis of the weights, by kernel layout (dense weights, (in, out), have none).
+_WEIGHT_AXIS = {"OIHW": 0, "HWIO": 3, None: 1}
 
 
 @register_pass("fold-bn")
@@ -59,7 +59,7 @@ class FoldBatchNorm(Pass):
         scale, shift = batch_norm_scale_shift(*(graph.constants[v] for v in bn.inputs[1:]),
                                               bn.attrs["epsilon"])
         w = graph.constants[lin.inputs[1]]
-        waxis = _WEIGHT_AXIS[(lin.op, lin.attrs.get("kernel_layout"))]
+        waxis = _WEIGHT_AXIS[lin.attrs.get("kernel_layout")]
         w_new = (w.astype(np.float64) * per_channel(scale, waxis, w.ndim)).astype(w.dtype)
         lin.inputs[1] = graph.add_constant(f"{lin.name}.weight_bn", w_new)
         b = graph.constants[bias_node.inputs[1]] if bias_node is not None else 0.0
