@@ -1,4 +1,5 @@
-"""build_quantized: any model (graph, ONNX, zoo name) -> calibrated int8 QuantizedModule."""
+"""The compiler front half: any model (graph, ONNX, zoo name) -> the calibrated int8
+QuantizedModule (build_quantized) or the fused float graph (build_float, float_front_half)."""
 
 from __future__ import annotations
 
@@ -64,6 +65,17 @@ def build_float(model, pipeline: str | None = None, **model_kwargs) -> Graph:
     graph, with graph.meta['memory_plan'] sized for its float32 tensors."""
     return PassManager.from_string(pipeline or FLOAT_PIPELINE).run(
         load_model(model, **model_kwargs))
+
+
+def float_front_half(model, **model_kwargs) -> tuple:
+    """(the float model, the graph a float backend computes, its host tail): the float
+    pipeline (build_float) with the final softmax(es) peeled for the host
+    (split_host_softmax) - the NPU's fp16 path and the C-like float32 path both start here.
+    model: anything load_model takes, or a QuantizedModule (its float graph)."""
+    source = model.float_graph if isinstance(model, QuantizedModule) else \
+        load_model(model, **model_kwargs)
+    g = build_float(source)
+    return source, g, split_host_softmax(g)
 
 
 def split_host_softmax(g: Graph) -> dict:

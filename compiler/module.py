@@ -9,9 +9,9 @@ import numpy as np
 
 from . import qscheme as qs
 from .errors import CompilerError
+from .host import HostOutput, host_outputs
 from .ir.graph import Graph
 from .metrics import max_rel_error, snr_db, top1_agreement
-from .ops.elementwise import softmax
 from .reference import run_float, run_int
 
 PARAM_ROLES = ("weight", "bias", "mult", "shift", "table")
@@ -118,16 +118,14 @@ class QuantizedModule:
         """The integer reference: int8 NPU inputs -> int8 NPU outputs, bit-exact."""
         return run_int(self.graph, int_feeds)
 
+    @property
+    def host_specs(self) -> list:
+        """What the host does with each int8 NPU output (compiler.host)."""
+        return [HostOutput(b.qname, b.name, b.scale, b.post) for b in self.outputs]
+
     def dequantize_outputs(self, int_outputs: dict) -> dict:
         """Host step: int8 NPU outputs -> float outputs named as in the float graph."""
-        result = {}
-        for b in self.outputs:
-            y = qs.dequantize(int_outputs[b.qname], b.scale)
-            for kind, arg in b.post:
-                y = np.ascontiguousarray(y.transpose(arg)) if kind == "transpose" \
-                    else softmax(y, arg)
-            result[b.name] = y
-        return result
+        return host_outputs(int_outputs, self.host_specs)
 
     def run(self, feeds: dict) -> dict:
         """Float in, float out, through the integer reference."""

@@ -53,6 +53,7 @@ class LoweredProgram:
     outputs: list
     graph: Graph
     notes: list = field(default_factory=list)
+    _plans: dict = field(default_factory=dict, repr=False, compare=False)
 
     def root(self, name: str) -> str:
         while name in self.aliases:
@@ -80,6 +81,15 @@ class LoweredProgram:
             first.setdefault(self.root(v), -1)
             last[self.root(v)] = len(self.layers)
         return {r: (first[r], last[r]) for r in first}
+
+    def memory_plan(self, hold_inputs: bool = False, alignment: int = 64):
+        """The plan-memory result over these layers (computed once per variant): where each
+        activation lives in the arena every backend's memory image places."""
+        key = (hold_inputs, alignment)
+        if key not in self._plans:
+            from ..passes.memory_plan import plan_lowered
+            self._plans[key] = plan_lowered(self, alignment, hold_inputs)
+        return self._plans[key]
 
     def min_dram_bytes(self, layer) -> int:
         """Compulsory traffic: each input and the output once, and the weights once."""

@@ -1,4 +1,5 @@
-"""PlanMemory: DRAM offsets for every tensor, reusing space between non-overlapping lifetimes."""
+"""PlanMemory: DRAM offsets for every tensor, reusing space between non-overlapping lifetimes
+(over a graph's nodes, or a lowered program's layers for the backends' memory image)."""
 
 from __future__ import annotations
 
@@ -115,6 +116,25 @@ def plan_memory(graph: Graph, alignment: int = 64) -> MemoryPlan:
         plan.constants[v] = (offset, a.nbytes)
         offset += _align(a.nbytes, alignment)
     plan.constants_bytes = offset
+    return plan
+
+
+def plan_lowered(lowered, alignment: int = 64, hold_inputs: bool = False) -> MemoryPlan:
+    """The same planner over a lowered program's layers (scratch tensors included; aliases
+    share their root's buffer): the arena every backend places (compiler.memory_image).
+    hold_inputs keeps graph inputs live to the end (a C-like program runs again on the same
+    arena and must give the same outputs)."""
+    buffers = [Buffer(r, lowered.tensors[r].nbytes, a, b)
+               for r, (a, b) in lowered.lifetimes(hold_inputs).items()]
+    placed, arena = allocate(buffers, alignment)
+    plan = MemoryPlan(alignment=alignment, arena_bytes=arena,
+                      naive_bytes=sum(_align(max(b.nbytes, 1), alignment) for b in buffers))
+    plan.activations = {b.name: b for b in placed}
+    for alias in lowered.aliases:
+        root = lowered.root(alias)
+        if root in plan.activations:
+            plan.activations[alias] = plan.activations[root]
+            plan.aliases[alias] = root
     return plan
 
 

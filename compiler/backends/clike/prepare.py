@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...errors import CompilerError
+from ...host import HostOutput, host_outputs
 from ...lower.program import lower
 
 DTYPES = ("int8", "float32")
@@ -45,18 +46,17 @@ class Prepared:
             return self.module.quantize_inputs(feeds)
         return {t.name: np.asarray(feeds[t.model_name], np.float32) for t in self.inputs}
 
+    @property
+    def host_specs(self) -> list:
+        """What the host does with each arena output (compiler.host)."""
+        if self.module is not None:
+            return self.module.host_specs
+        return [HostOutput(t.name, t.model_name, None, self.post.get(t.name, (t.name, ()))[1])
+                for t in self.outputs]
+
     def host_outputs(self, outputs: dict) -> dict:
         """Arena outputs -> float outputs named as the model's (dequantize, host steps)."""
-        if self.module is not None:
-            return self.module.dequantize_outputs(outputs)
-        from ...ops.elementwise import softmax
-        got = {}
-        for t in self.outputs:
-            y = outputs[t.name].astype(np.float32)
-            for kind, arg in self.post.get(t.name, (t.name, ()))[1]:
-                y = softmax(y, arg) if kind == "softmax" else y
-            got[t.model_name] = y
-        return got
+        return host_outputs(outputs, self.host_specs)
 
     def check(self, feeds: dict, dev_in: dict, outputs: dict) -> dict:
         """int8: bit-exact against QuantizedModule.run_int; float32: max relative error
@@ -75,16 +75,6 @@ class Prepared:
         return {"verified": err <= FLOAT_TOLERANCE, "bit_exact": None,
                 "max_rel_error": err, "tolerance": FLOAT_TOLERANCE,
                 "reference": "numpy float32 reference"}
-
-
-def _float_graph(model, **model_kwargs):
-    from ...build import build_float, load_model, split_host_softmax
-    from ...module import QuantizedModule
-    source = model.float_graph if isinstance(model, QuantizedModule) else \
-        load_model(model, **model_kwargs)
-    g = build_float(source)
-    post = split_host_softmax(g)
-    return source, g, post
 
 
 def prepare(model, target, renderer, dtype: str = "int8", calib_inputs=None,
@@ -106,7 +96,8 @@ def prepare(model, target, renderer, dtype: str = "int8", calib_inputs=None,
         outputs = [HostTensor(b.qname, b.name, g.type_of(b.qname).shape, "int8")
                    for b in module.outputs]
         return Prepared(module, g, module.float_graph, lowered, dtype, inputs, outputs)
-    source, g, post = _float_graph(model, **model_kwargs)
+    from ...build import float_front_half
+    source, g, post = float_front_half(model, **model_kwargs)
     lowered = lower(g, target, hw, npu_rewrites=False)
     inputs = [HostTensor(v, v, g.type_of(v).shape, "float32") for v in g.inputs]
     outputs = [HostTensor(v, post.get(v, (v,))[0], g.type_of(v).shape, "float32")

@@ -10,16 +10,6 @@ from ...lower.program import lower
 from .codegen import generate
 
 
-def _float_graph(model, **kw):
-    """The float model through the float pipeline (fp16 Targets run it unquantized)."""
-    from ...build import FLOAT_PIPELINE, load_model, split_host_softmax
-    from ...passes import PassManager
-    graph = load_model(model, **kw)
-    g = PassManager.from_string(FLOAT_PIPELINE).run(graph)
-    post = split_host_softmax(g)
-    return graph, g, post
-
-
 def build_npu(model, target, *, calib_inputs=None, num_calib=8, seed=0, sync="auto",
               rewrites=None, progress=None, **model_kwargs):
     from isa.asm import assemble
@@ -39,11 +29,10 @@ def build_npu(model, target, *, calib_inputs=None, num_calib=8, seed=0, sync="au
             module = build_quantized(model, calib_inputs, num_calib=num_calib, seed=seed,
                                      target=target, **model_kwargs)
         graph, float_graph = module.graph, module.float_graph
-    else:
-        if isinstance(model, QuantizedModule):
-            model = model.float_graph
+    else:  # fp16 Targets run the float model unquantized
+        from ...build import float_front_half
         module = None
-        float_graph, graph, post = _float_graph(model, **model_kwargs)
+        float_graph, graph, post = float_front_half(model, **model_kwargs)
     step("lower", 0, 1)
     lowered = lower(graph, target, **(rewrites or {}))
     total = len(lowered.layers)
