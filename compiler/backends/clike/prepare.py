@@ -61,15 +61,13 @@ class Prepared:
     def check(self, feeds: dict, dev_in: dict, outputs: dict) -> dict:
         """int8: bit-exact against QuantizedModule.run_int; float32: max relative error
         against the numpy float reference within FLOAT_TOLERANCE."""
+        from ...metrics import max_rel_error
+        from ...verify import float_reference, integer_mismatches
         if self.module is not None:
-            want = self.module.run_int(dev_in)
-            diff = sum(int(np.count_nonzero(outputs[t.name] != want[t.name]))
-                       for t in self.outputs)
+            diff = integer_mismatches(self.module, dev_in, outputs)
             return {"verified": diff == 0, "bit_exact": diff == 0, "mismatches": diff,
                     "reference": "integer reference (QuantizedModule.run_int)"}
-        from ...metrics import max_rel_error
-        from ...reference import run_float
-        ref = run_float(self.float_graph, feeds)
+        ref, _ = float_reference(self.float_graph, feeds)
         got = self.host_outputs(outputs)
         err = max(max_rel_error(ref[k], got[k]) for k in ref)
         return {"verified": err <= FLOAT_TOLERANCE, "bit_exact": None,

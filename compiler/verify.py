@@ -1,0 +1,35 @@
+"""Checks of a device run against the compiler's references, one path for every backend:
+int8 bit for bit against the integer reference, float against the float reference (ours or
+onnxruntime's) by SNR, top-1 agreement and max relative error."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .metrics import max_rel_error, snr_db, top1_agreement
+
+
+def integer_mismatches(module, dev_in: dict, outputs: dict) -> int:
+    """Elements of the device's int8 outputs that differ from QuantizedModule.run_int."""
+    want = module.run_int(dev_in)
+    return sum(int(np.count_nonzero(np.asarray(outputs[b.qname]) != want[b.qname]))
+               for b in module.outputs)
+
+
+def float_reference(float_graph, feeds: dict, onnxruntime: bool = False) -> tuple:
+    """(outputs, reference name): onnxruntime's when asked and it can run the graph (an op it
+    lacks falls back to ours, and the name says so), else the numpy float32 reference."""
+    from .reference import run_float, run_onnxruntime
+    if onnxruntime:
+        try:
+            return run_onnxruntime(float_graph, feeds), "onnxruntime"
+        except Exception:  # noqa: BLE001 - an op onnxruntime lacks: fall back, and say so
+            pass
+    return run_float(float_graph, feeds), "numpy float reference"
+
+
+def float_agreement(ref: dict, got: dict) -> dict:
+    """The worst output's SNR (dB), top-1 agreement and max relative error."""
+    return {"snr_db": min(snr_db(ref[k], got[k]) for k in ref),
+            "top1_agree": min(top1_agreement(ref[k], got[k]) for k in ref),
+            "max_rel_error": max(max_rel_error(ref[k], got[k]) for k in ref)}
