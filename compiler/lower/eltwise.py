@@ -10,7 +10,7 @@ from math import ceil
 import numpy as np
 
 from ..errors import CompilerError
-from ..ops import get_op, register_hook
+from ..ops import register_hook
 from .cost import FIELD_MAX, Hw
 
 # vector ops per element of each kind: (int8 path, float path)

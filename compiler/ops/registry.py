@@ -208,9 +208,15 @@ def has_trait(name: str, trait: str) -> bool:
     return trait in get_op(name).traits
 
 
+_IMPORTED: set = set()
+
+
 def import_package(package: str) -> None:
     """Import every module of `package` once, so the hooks they register exist (a new
     op's lowering or generator file registers itself by being there)."""
+    if package in _IMPORTED:
+        return
     pkg = importlib.import_module(package)
     for info in pkgutil.iter_modules(pkg.__path__):
         importlib.import_module(f"{package}.{info.name}")
+    _IMPORTED.add(package)
