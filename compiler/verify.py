@@ -33,3 +33,16 @@ def float_agreement(ref: dict, got: dict) -> dict:
     return {"snr_db": min(snr_db(ref[k], got[k]) for k in ref),
             "top1_agree": min(top1_agreement(ref[k], got[k]) for k in ref),
             "max_rel_error": max(max_rel_error(ref[k], got[k]) for k in ref)}
+
+
+def verify_run(float_graph, specs, feeds: dict, outputs: dict, module=None, dev_in=None,
+               onnxruntime: bool = True) -> dict:
+    """A device run's outputs against both references: bit_exact against run_int (int8 runs:
+    `module` and `dev_in` given; else None), and the host-finished outputs (`specs`,
+    compiler.host) against the float model: worst SNR, top-1 agreement, max relative error.
+    For an NPU artifact, specs = [HostOutput.of(e) for e in artifact.outputs]."""
+    from .host import host_outputs
+    ref, name = float_reference(float_graph, feeds, onnxruntime)
+    bit_exact = None if module is None else integer_mismatches(module, dev_in, outputs) == 0
+    return {"bit_exact": bit_exact, "reference": name,
+            **float_agreement(ref, host_outputs(outputs, specs))}

@@ -109,3 +109,22 @@ def test_float_reference_and_agreement(small_q):
     same = float_agreement(ref, ref)
     assert same["snr_db"] == float("inf") and same["top1_agree"] == 1.0
     assert same["max_rel_error"] == 0.0
+
+
+def test_verify_run_checks_an_npu_artifact_with_both_references(small_q):
+    from compiler.backends import build
+    from compiler.verify import verify_run
+    compiled = build(small_q, "npu-tiny")
+    g = small_q.float_graph
+    feeds = {v: np.random.default_rng(2).standard_normal(g.type_of(v).shape)
+             .astype(np.float32) for v in g.inputs}
+    dev_in = small_q.quantize_inputs(feeds)
+    ints = small_q.run_int(dev_in)  # what a bit-exact device returns
+    specs = [HostOutput.of(e) for e in compiled.artifact.outputs]
+    assert specs == small_q.host_specs
+    out = verify_run(g, specs, feeds, ints, small_q, dev_in, onnxruntime=False)
+    assert out["bit_exact"] is True and out["reference"] == "numpy float reference"
+    assert out["snr_db"] > 10 and 0 <= out["top1_agree"] <= 1
+    wrong = {k: v ^ 1 for k, v in ints.items()}
+    assert verify_run(g, specs, feeds, wrong, small_q, dev_in, onnxruntime=False)[
+        "bit_exact"] is False
