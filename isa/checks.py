@@ -7,7 +7,7 @@ from typing import Callable, Mapping
 
 from isa.codec import Instruction
 from isa.errors import IsaError, SpecError
-from isa.semantics import conv_out_size
+from isa.operands import Extent, dram_end, extents, window_kind, window_out_hw
 from isa.spec import FieldSpec, load_spec
 
 
@@ -44,14 +44,20 @@ TARGET_LIMITS: dict[str, Callable] = {
     "dram_addr": lambda t: (0, t.derived.dram_bytes - 1),
 }
 
-# What `unit` class each config register's owner name matches (spec `registers.*.unit`).
-UNIT_CLASS = {"matrix": "matrix", "vector": "vector",
-              **{f"dma{i}": "dma" for i in range(8)}}
+# The unit class (spec `registers.*.unit`) of every unit the spec's `unit` enum names: the
+# DMA channels dma0, dma1, ... are all of class "dma", the others their own class.
+UNIT_CLASS = {u: u.rstrip("0123456789") for u in load_spec().enums["unit"].values}
+
+
+def core_units(dma_engines: int) -> list[str]:
+    """Names of the units of a core with `dma_engines` DMA channels, in the spec's enum order:
+    matrix, vector, dma0..dma{k-1}."""
+    return [u for u, c in UNIT_CLASS.items() if c != "dma" or int(u[3:]) < dma_engines]
 
 
 def target_units(target) -> list[str]:
     """Names of the units a core of `target` has: matrix, vector, dma0..dma{k-1}."""
-    return ["matrix", "vector"] + [f"dma{i}" for i in range(target.dma_engines)]
+    return core_units(target.dma_engines)
 
 
 def reset_registers() -> dict[str, int]:
@@ -92,10 +98,13 @@ def check_instruction(instr: Instruction, target=None,
             _check_limit(instr, f, target, name)
     elems = target.derived.buffer_elems
     regs = {**reset_registers(), **(regs or {})}
-    extents = _extents(instr, regs)
+    kind = window_kind(instr)
+    if kind:
+        _out_hw(instr, regs, kind)  # an empty output first: its extents would be meaningless
+    touched = extents(instr, regs)
     for f in instr.spec.fields:
         if f.buffer:
-            _check_buffer(instr, f, elems, extents.get(f.name), name)
+            _check_buffer(instr, f, elems, touched.get(f.name), name)
     if instr.spec.cls == "dma":
         _check_dram_extent(instr, target, regs, name)
 
@@ -129,7 +138,7 @@ def _buffer_of(instr: Instruction, f: FieldSpec) -> str:
 
 
 def _check_buffer(instr: Instruction, f: FieldSpec, elems: Mapping[str, int],
-                  extent: tuple[int, str] | None, name: str) -> None:
+                  extent: Extent | None, name: str) -> None:
     buf = _buffer_of(instr, f)
     start, size = instr.fields[f.name], elems[buf]
     if start >= size:
@@ -137,7 +146,7 @@ def _check_buffer(instr: Instruction, f: FieldSpec, elems: Mapping[str, int],
                                f"0..{size - 1} for {name} (field '{f.name}')", f.name, start)
     if extent is None:
         return
-    count, formula = extent
+    count, formula = extent.count, extent.formula
     if start + count > size:
         raise TargetCheckError(
             f"{instr.mnemonic}: {buf} region of {count} elements ({formula}) at {start:#x} "
@@ -149,8 +158,7 @@ def _check_dram_extent(instr: Instruction, target, regs: Mapping[str, int], name
     """The last DRAM byte a load/store touches: rows `stride` apart, planes `dma_plane_stride`."""
     f = instr.fields
     elem = target.derived.elem_bytes[_buffer_of(instr, instr.spec.field_map["sram"])]
-    end = (f["dram"] + (regs["dma_planes"] - 1) * regs["dma_plane_stride"]
-           + (f["rows"] - 1) * f["stride"] + f["cols"] * elem)
+    end = dram_end(f, regs["dma_planes"], regs["dma_plane_stride"], elem)
     size = target.derived.dram_bytes
     if end > size:
         raise TargetCheckError(
@@ -158,54 +166,6 @@ def _check_dram_extent(instr: Instruction, target, regs: Mapping[str, int], name
             f"stride={f['stride']}, cols={f['cols']} x {elem} B, dma_planes="
             f"{regs['dma_planes']}) end past the {size} bytes of DRAM of {name} (field 'dram')",
             "dram", f["dram"])
-
-
-def _extents(instr: Instruction, regs: Mapping[str, int]) -> dict[str, tuple[int, str]]:
-    """Elements each buffer operand touches, where the fields (and unit registers) say."""
-    f, m, fmt = instr.fields, instr.mnemonic, instr.spec.format
-    if m == "gemm":
-        return {"ibuf": (f["m"] * f["k"], "m*k"), "wbuf": (f["k"] * f["n"], "k*n"),
-                "abuf": (f["m"] * f["n"], "m*n")}
-    if m == "conv":
-        oh, ow = _out_hw(instr, regs, "conv")
-        kh, kw = regs["conv_kh"], regs["conv_kw"]
-        return {"ibuf": (f["in_h"] * f["in_w"] * f["cin"], "in_h*in_w*cin"),
-                "wbuf": (kh * kw * f["cin"] * f["cout"], f"kh*kw*cin*cout, kh={kh} kw={kw}"),
-                "abuf": (oh * ow * f["cout"], f"oh*ow*cout, oh={oh} ow={ow}")}
-    if fmt in ("unary", "binary"):
-        out = {"dst": (f["len"], "len"), "src0": (f["len"], "len")}
-        if fmt == "binary":
-            # src1 is a per-channel table for these three, a full vector for the rest
-            out["src1"] = {"vrequant": (2 * f.get("channels", 0), "2*channels (mult, shift)"),
-                           "vbias": (f.get("channels", 0), "channels"),
-                           "vlut": (256, "256-entry table")}.get(m, (f["len"], "len"))
-        return out
-    if fmt == "pool":
-        oh, ow = _out_hw(instr, regs, "pool")
-        return {"src0": (f["in_h"] * f["in_w"] * f["channels"], "in_h*in_w*channels"),
-                "dst": (oh * ow * f["channels"], f"oh*ow*channels, oh={oh} ow={ow}")}
-    if instr.spec.cls == "dma":
-        planes = regs["dma_planes"]
-        rows = f["rows"] + f.get("pad_top", 0) + f.get("pad_bottom", 0)
-        cols = f["cols"] + f.get("pad_left", 0) + f.get("pad_right", 0)
-        formula = "(rows+pads)*(cols+pads)" if m == "load" else "rows*cols"
-        if planes != 1:
-            formula = f"dma_planes={planes} * {formula}"
-        return {"sram": (planes * rows * cols, formula)}
-    return {}
-
-
-def window_out_hw(kind: str, fields: Mapping[str, int],
-                  regs: Mapping[str, int]) -> tuple[int, int]:
-    """Output height and width of a conv or pool tile (kind "conv"/"pool") from its input size
-    fields and the unit's conv_*/pool_* registers; pooling has no dilation."""
-    r = {k: regs[f"{kind}_{k}"] for k in ("kh", "kw", "stride_h", "stride_w", "pad_top",
-                                          "pad_left", "pad_bottom", "pad_right")}
-    dil = (regs["conv_dilation_h"], regs["conv_dilation_w"]) if kind == "conv" else (1, 1)
-    return (conv_out_size(fields["in_h"], r["kh"], r["stride_h"], r["pad_top"], r["pad_bottom"],
-                          dil[0]),
-            conv_out_size(fields["in_w"], r["kw"], r["stride_w"], r["pad_left"], r["pad_right"],
-                          dil[1]))
 
 
 def _out_hw(instr: Instruction, regs: Mapping[str, int], kind: str) -> tuple[int, int]:

@@ -84,9 +84,10 @@ def encode(instr: Instruction, spec: IsaSpec | None = None) -> bytes:
     return encode_fields(instr.mnemonic, spec, **instr.fields).to_bytes(spec.word_bytes, "little")
 
 
-def instruction(mnemonic: str, **values) -> Instruction:
-    """Build (and validate) an Instruction from field values; enum values may be names."""
-    return decode_word(encode_fields(mnemonic, **values))
+def instruction(mnemonic: str, *, spec: IsaSpec | None = None, **values) -> Instruction:
+    """Build (and validate) an Instruction from field values; enum values may be names.
+    `spec`: the ISA spec it belongs to (default isa/npu_isa.toml; see load_spec(path))."""
+    return decode_word(encode_fields(mnemonic, spec, **values), spec)
 
 
 def decode_word(word: int, spec: IsaSpec | None = None) -> Instruction:

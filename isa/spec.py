@@ -102,6 +102,13 @@ class RegisterSpec:
 
 
 @dataclass(frozen=True)
+class BufferSpec:
+    name: str
+    elem_types: dict[str, str]   # datapath dtype (Target -dtype) -> numpy element type name
+    doc: str
+
+
+@dataclass(frozen=True)
 class TimingRule:
     name: str
     cycles: str    # formula over the symbols documented in the spec's [timing] comment
@@ -121,6 +128,7 @@ class IsaSpec:
     enums: dict[str, EnumSpec]
     registers: dict[str, RegisterSpec]
     instructions: tuple[InstructionSpec, ...]
+    buffers: dict[str, BufferSpec] = field(default_factory=dict)
     path: Path = field(default=SPEC_PATH, compare=False)
 
     @functools.cached_property
@@ -130,6 +138,35 @@ class IsaSpec:
     @functools.cached_property
     def by_opcode(self) -> dict[int, InstructionSpec]:
         return {i.opcode: i for i in self.instructions}
+
+    def instruction(self, mnemonic: str) -> InstructionSpec:
+        """The spec entry of `mnemonic`; SpecError naming the closest one if it has none."""
+        try:
+            return self.by_mnemonic[mnemonic]
+        except KeyError:
+            import difflib
+            close = difflib.get_close_matches(mnemonic, self.by_mnemonic, n=1)
+            hint = f"did you mean '{close[0]}'? " if close else ""
+            raise SpecError(f"no instruction '{mnemonic}' in {self.path.name}; {hint}known: "
+                            f"{', '.join(self.by_mnemonic)}") from None
+
+    @property
+    def buffer_names(self) -> tuple[str, ...]:
+        """The SRAM buffers in enum order: ibuf, wbuf, abuf, obuf."""
+        return tuple(self.enums["buf"].values)
+
+    def elem_types(self, dtype: str) -> dict[str, str]:
+        """Buffer -> numpy element type name on a `dtype` datapath (int8: abuf int32)."""
+        if dtype not in self.dtypes:
+            raise SpecError(f"no datapath dtype '{dtype}' in [buffers]; known: "
+                            f"{', '.join(self.dtypes)}")
+        return {b: self.buffers[b].elem_types[dtype] for b in self.buffer_names}
+
+    @property
+    def dtypes(self) -> tuple[str, ...]:
+        """The datapath dtypes [buffers] gives element types for (int8, fp16)."""
+        first = next(iter(self.buffers.values()))
+        return tuple(first.elem_types)
 
     @property
     def word_bytes(self) -> int:
@@ -188,6 +225,13 @@ def _validate(spec: IsaSpec) -> None:
     for reg in spec.registers.values():
         if reg.name not in spec.enums["reg"].values:
             raise SpecError(f"register '{reg.name}' is not in enums.reg")
+    if set(spec.buffers) != set(spec.enums["buf"].values):
+        raise SpecError(f"[buffers] lists {', '.join(spec.buffers) or 'nothing'}; it must list "
+                        f"exactly the buffers of enums.buf: {', '.join(spec.enums['buf'].values)}")
+    dtypes = {tuple(b.elem_types) for b in spec.buffers.values()}
+    if len(dtypes) != 1:
+        raise SpecError(f"[buffers] entries give types for different dtypes: {sorted(dtypes)}; "
+                        "every buffer needs one type per datapath dtype")
 
 
 @functools.lru_cache(maxsize=None)
@@ -218,10 +262,13 @@ def load_spec(path: str | Path = SPEC_PATH) -> IsaSpec:
     meta = raw["isa"]
     timing = {name: TimingRule(name, r["cycles"], r.get("doc", ""))
               for name, r in raw.get("timing", {}).items()}
+    buffers = {name: BufferSpec(name, {k: v for k, v in b.items() if k != "doc"},
+                                b.get("doc", ""))
+               for name, b in raw.get("buffers", {}).items()}
     spec = IsaSpec(name=meta["name"], version=meta["version"], word_bits=meta["word_bits"],
                    opcode_lsb=meta["opcode"]["lsb"], opcode_width=meta["opcode"]["width"],
                    byte_order=meta["byte_order"], semantics_module=meta["semantics_module"],
                    timing=timing, enums=enums, registers=regs,
-                   instructions=tuple(instructions), path=path)
+                   instructions=tuple(instructions), buffers=buffers, path=path)
     _validate(spec)
     return spec

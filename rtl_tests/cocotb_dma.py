@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import cocotb
 
-from npusim import timing
+from isa import timing
 from rtl_tests.tb.bench import UnitBench
 from rtl_tests.tb.stim_dma import (DmaStim, Tile, dma_directed, dma_random, fill_binds,
                                    heavy_padding, random_padded_tiles)
@@ -80,12 +80,9 @@ async def checker_catches_free_padding(dut):
     hw = bench.model.state.hw
     tile = heavy_padding(hw.dram_bw)[1]
     nbytes = tile.planes * tile.rows * tile.cols * tile.eb
-    original = timing.dma
-    timing.dma = lambda hw, nbytes, fill=0: original(hw, nbytes)
-    try:
+    original = timing.RULES["dma"]
+    with timing.override("dma", lambda hw, bytes, **ops: original(hw, bytes=bytes)):
         await bench.run_cases(DmaStim(bench.rng(7), *_stim_args(bench)).load(tile))
-    finally:
-        timing.dma = original
     kinds = [(m.kind, bench.checker.rows[m.index]["diff"]) for m in bench.checker.mismatches]
     extra = timing.dma_fill(hw, tile.extent) - timing.dma(hw, nbytes)
     assert extra > 0 and kinds == [("cycles", extra)], f"checker reported {kinds}, expected {extra}"
@@ -96,13 +93,10 @@ async def checker_catches_free_padding(dut):
 async def checker_catches_changed_cycle_rule(dut):
     """Make the model's dma rule one cycle longer: the checker must report the RTL."""
     bench = await UnitBench.open(dut, UNIT)
-    original = timing.dma
-    timing.dma = lambda hw, nbytes, fill=0: original(hw, nbytes, fill) + 1
-    try:
+    original = timing.RULES["dma"]
+    with timing.override("dma", lambda hw, **ops: original(hw, **ops) + 1):
         stim = DmaStim(bench.rng(4), *_stim_args(bench))
         await bench.run_cases(stim.store(Tile("obuf", 2, 3, 4)))
-    finally:
-        timing.dma = original
     kinds = [(m.kind, bench.checker.rows[m.index]["diff"]) for m in bench.checker.mismatches]
     assert kinds == [("cycles", -1)], f"checker reported {kinds}, expected one cycle mismatch of -1"
     bench.finish(strict=False)

@@ -6,7 +6,7 @@ import cocotb
 from cocotb.triggers import ReadOnly
 
 from isa.codec import encode_fields
-from npusim import timing
+from isa import timing
 from rtl_tests.tb.bench import UnitBench
 from rtl_tests.tb.stim_matrix import gemm_case, gemm_directed, gemm_random
 
@@ -60,12 +60,9 @@ async def checker_catches_changed_cycle_rule(dut):
     """Make the model's matrix_gemm rule one cycle longer: the checker must report the RTL."""
     bench = await UnitBench.open(dut, UNIT)
     sizes, R, C = _geometry(bench)
-    original = timing.matrix_gemm
-    timing.matrix_gemm = lambda hw, m, k, n: original(hw, m, k, n) + 1
-    try:
+    original = timing.RULES["matrix_gemm"]
+    with timing.override("matrix_gemm", lambda hw, **ops: original(hw, **ops) + 1):
         await bench.run_cases([gemm_case(bench.rng(4), sizes, 3, R, C, 0)])
-    finally:
-        timing.matrix_gemm = original
     kinds = [(m.kind, bench.checker.rows[m.index]["diff"]) for m in bench.checker.mismatches]
     assert kinds == [("cycles", -1)], f"checker reported {kinds}, expected one cycle mismatch of -1"
     bench.finish(strict=False)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import cocotb
 
 from isa.codec import encode_fields
-from npusim import timing
+from isa import timing
 from rtl_tests.tb.bench import UnitBench
 from rtl_tests.tb.stim_vector import VectorStim, vector_directed, vector_random
 
@@ -57,13 +57,10 @@ async def cfg_of_a_foreign_register_is_flagged(dut):
 async def checker_catches_changed_cycle_rule(dut):
     """Make the model's vector_requant rule one cycle longer: the checker must report the RTL."""
     bench = await UnitBench.open(dut, UNIT)
-    original = timing.vector_requant
-    timing.vector_requant = lambda hw, n: original(hw, n) + 1
-    try:
+    original = timing.RULES["vector_requant"]
+    with timing.override("vector_requant", lambda hw, **ops: original(hw, **ops) + 1):
         stim = VectorStim(bench.rng(3), bench.model.state.sizes)
         await bench.run_cases([stim.requant(5, 2, "obuf", "abuf", zp=0, relu=0)])
-    finally:
-        timing.vector_requant = original
     kinds = [(m.kind, bench.checker.rows[m.index]["diff"]) for m in bench.checker.mismatches]
     assert kinds == [("cycles", -1)], f"checker reported {kinds}, expected one cycle mismatch of -1"
     bench.finish(strict=False)

@@ -10,7 +10,7 @@ from math import prod
 from ..errors import CompilerError
 from .cost import FIELD_MAX, Hw
 
-DIM_MAX = FIELD_MAX["rows"]  # rows, cols and planes of one DMA
+DIM_MAX = min(FIELD_MAX["rows"], FIELD_MAX["cols"], FIELD_MAX["planes"])  # of one DMA
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ def _merge(dims: list) -> list:
 
 
 def _split(dims: list) -> list | None:
-    """Split dims longer than a DMA field allows into (divisor <= 4095) x rest."""
+    """Split dims longer than a DMA field allows into (divisor <= DIM_MAX) x rest."""
     out = []
     for n, s in dims:
         while n > DIM_MAX:

@@ -1,17 +1,38 @@
-"""Analytical cost model of one NPU core: the ISA's cycle rules plus DMA and SRAM limits.
+"""Analytical cost model of one NPU core: the ISA's cycle rules (isa.timing, each instruction's
+chosen by its spec `timing` key) under the lowering's estimators, plus the DMA and SRAM limits.
 
-The formulas mirror the timing contract (docs/timing.md, npusim.timing); the compiler may not
-import the simulator, so tests/compiler/test_lower_cost.py checks every formula against
-npusim.timing on random operands. Everything is read from the Target, never a constant."""
+The compiler calls the same rule functions the simulator does, through `Hw.cycles(mnemonic,
+**operands)`; what it adds is aggregates (dma_time) over them. Everything is read from the
+Target and the ISA spec, never a constant."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+from dataclasses import dataclass, field
 from math import ceil
 
-FIELD_MAX = {"rows": 4095, "cols": 4095, "planes": 4095, "in_hw": 1023, "cin": 4095,
-             "channels": 4095, "len": 65535, "m": 65535, "pad": 7, "conv_pad": 15,
-             "pool_window": 255, "pool_pad": 15}
+from isa import timing
+from isa.spec import IsaSpec, load_spec
+
+
+def _field_max(spec: IsaSpec) -> dict:
+    """The largest value lowering may put in each instruction field it sizes tiles by."""
+    hi = lambda mnemonic, name: spec.instruction(mnemonic).field_map[name].legal[1]  # noqa: E731
+    reg = lambda name: spec.registers[name].range[1]  # noqa: E731
+    return {"rows": hi("load", "rows"), "cols": hi("load", "cols"), "planes": reg("dma_planes"),
+            "in_hw": min(hi("conv", "in_h"), hi("conv", "in_w"), hi("vmaxpool", "in_h"),
+                         hi("vmaxpool", "in_w")),
+            "cin": hi("conv", "cin"),
+            "channels": min(hi("vrequant", "channels"), hi("vbias", "channels"),
+                            hi("vmaxpool", "channels")),
+            "len": hi("vadd", "len"), "m": hi("gemm", "m"),
+            "pad": min(hi("load", p) for p in ("pad_top", "pad_bottom", "pad_left", "pad_right")),
+            "conv_pad": min(reg(f"conv_pad_{s}") for s in ("top", "left", "bottom", "right")),
+            "pool_window": min(reg("pool_kh"), reg("pool_kw")),
+            "pool_pad": min(reg(f"pool_pad_{s}") for s in ("top", "left", "bottom", "right"))}
+
+
+FIELD_MAX = _field_max(load_spec())
 
 
 @dataclass(frozen=True)
@@ -36,55 +57,63 @@ class Hw:
     # zero-fill elements per cycle of a padded load; None where nothing writes padding (the
     # cpu/gpu backends' stand-in Hw, which moves no data through a DMA)
     dma_fill_lanes: int | None = None
+    # the ISA spec whose timing keys choose each instruction's rule (None: isa/npu_isa.toml)
+    spec: IsaSpec | None = field(default=None, compare=False, repr=False)
 
     @classmethod
-    def from_target(cls, t) -> "Hw":
+    def from_target(cls, t, spec: IsaSpec | None = None) -> "Hw":
         return cls(rows=t.array_rows, cols=t.array_cols, lanes=t.vector_lanes,
                    pipeline=t.vector_pipeline, dma_setup=t.dma_setup,
                    dram_latency=t.dram_latency, dram_bw=t.dram_bw, dma_engines=t.dma_engines,
                    num_cores=t.num_cores, semaphores=t.semaphores, queue_depth=t.queue_depth,
                    buffer_elems=dict(t.derived.buffer_elems),
                    elem_bytes=dict(t.derived.elem_bytes), dtype=t.dtype, freq_mhz=t.freq_mhz,
-                   dma_fill_lanes=t.dma_fill_lanes)
+                   dma_fill_lanes=t.dma_fill_lanes, spec=spec)
+
+    @functools.cached_property
+    def params(self) -> timing.HwParams:
+        """These values as the cycle rules' parameters."""
+        return timing.HwParams(array_rows=self.rows, array_cols=self.cols,
+                               vector_lanes=self.lanes, vector_pipeline=self.pipeline,
+                               dma_setup=self.dma_setup, dram_latency=self.dram_latency,
+                               dram_bw=self.dram_bw, dma_fill_lanes=self.dma_fill_lanes)
 
     @property
     def act_bytes(self) -> int:
         """Bytes of one activation/weight element in DRAM (int8: 1, fp16: 2)."""
         return self.elem_bytes["ibuf"]
 
-    # ---- the cycle rules (one instruction, uncontended) ------------------------------------
-    def gemm(self, m: int, k: int, n: int) -> int:
-        return k + m + self.rows + self.cols - 1
+    # ---- one instruction, uncontended: the rule its spec entry names ----------------------
+    def cycles(self, mnemonic: str, **operands) -> int:
+        """Cycles of one `mnemonic` instruction with these operands (the names its spec
+        formula uses: len, m/k/n, bytes/fill, oh/ow/kh/kw/channels, ...)."""
+        ins = (self.spec or load_spec()).instruction(mnemonic)
+        return timing.cycles(self.params, ins, **operands)
 
-    def conv_passes(self, kh: int, kw: int, cin: int) -> list:
-        blocks = [min(self.rows, cin - b) for b in range(0, cin, self.rows)]
-        return blocks * (kh * kw)
+    def gemm(self, m: int, k: int, n: int) -> int:
+        return self.cycles("gemm", m=m, k=k, n=n)
 
     def conv(self, m: int, kh: int, kw: int, cin: int, cout: int) -> int:
-        return sum(self.gemm(m, k, cout) for k in self.conv_passes(kh, kw, cin))
+        """A conv tile of `m` = oh * ow output pixels."""
+        return self.cycles("conv", m=m, kh=kh, kw=kw, cin=cin, cout=cout)
 
-    def vector(self, length: int) -> int:
-        return self.pipeline + ceil(length / self.lanes)
+    def conv_passes(self, kh: int, kw: int, cin: int) -> list:
+        return timing.conv_passes(self.params, kh, kw, cin)
 
-    def requant(self, length: int) -> int:
-        return self.pipeline + 2 + ceil(length / self.lanes)
+    def pool(self, oh: int, ow: int, kh: int, kw: int, channels: int,
+             mnemonic: str = "vmaxpool") -> int:
+        return self.cycles(mnemonic, oh=oh, ow=ow, kh=kh, kw=kw, channels=channels)
 
-    def pool(self, oh: int, ow: int, kh: int, kw: int, channels: int) -> int:
-        return self.pipeline + oh * ow * kh * kw * ceil(channels / self.lanes)
-
-    def dma(self, nbytes: int, fill_elems: int = 0) -> int:
-        """max(S + Lat + beats, ceil(fill / F)); fill = a padded load's whole SRAM tile."""
-        return max(self.dma_setup + self.dram_latency + self.beats(nbytes),
-                   self.dma_fill(fill_elems))
+    def dma(self, nbytes: int, fill_elems: int = 0, mnemonic: str = "load") -> int:
+        """A load (or `mnemonic`="store") moving `nbytes`; fill = a padded load's SRAM tile."""
+        return self.cycles(mnemonic, bytes=nbytes, fill=fill_elems)
 
     def dma_fill(self, fill_elems: int) -> int:
         """Cycles the SRAM side needs to zero-fill `fill_elems` (counted from the start)."""
-        if not fill_elems or self.dma_fill_lanes is None:
-            return 0
-        return ceil(fill_elems / self.dma_fill_lanes)
+        return timing.dma_fill(self.params, fill_elems)
 
     def beats(self, nbytes: int) -> int:
-        return ceil(nbytes / self.dram_bw)
+        return timing.dma_beats(self.params, nbytes)
 
     # ---- aggregate estimates used by the tile choosers --------------------------------------
     def dma_time(self, transfers: int, nbytes: int) -> int:

@@ -78,7 +78,7 @@ def choose_eltwise(layer: EltwiseLayer, hw: Hw) -> EltSchedule:
     chunk = min(cap, layer.numel)
     n = ceil(layer.numel / chunk)
     ops = layer.vector_ops(quantized)
-    vec = n * sum(hw.requant(chunk) if o == "vrequant" else hw.vector(chunk) for o in ops)
+    vec = n * sum(hw.cycles(o, len=chunk) for o in ops)
     nbytes = (k + 1) * layer.numel * hw.act_bytes
     dma = hw.dma_time(n * (k + 1), nbytes)
     total = max(vec, dma) + hw.dma(chunk * hw.act_bytes) * 2

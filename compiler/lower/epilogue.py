@@ -60,8 +60,7 @@ class Epilogue:
 
     def cycles(self, hw, length: int) -> int:
         """Vector cycles of the epilogue of one accumulator tile of `length` elements."""
-        return sum(hw.requant(length) if op == "vrequant" else hw.vector(length)
-                   for op in self.vector_ops())
+        return sum(hw.cycles(op, len=length) for op in self.vector_ops())
 
     def table_words(self, channels: int) -> int:
         """abuf words of the layer's constant tables: bias, (mult, shift) pairs, add mults."""

@@ -78,10 +78,11 @@ def choose_pool(geom: ConvGeom, pool: str, hw: Hw, name: str = "") -> PoolSchedu
             if slots < 1 or 2 * out_tile > hw.buffer_elems["obuf"] or \
                     (pool == "avg" and out_tile + 2 > hw.buffer_elems["abuf"]):
                 continue
-            vec = n_t * hw.pool(rows, g.ow, g.kh, g.kw, cs)
-            if pool == "avg":
-                vec += n_t * (hw.requant(out_tile) if hw.dtype == "int8" else
-                              2 * hw.vector(out_tile))
+            vec = n_t * hw.pool(rows, g.ow, g.kh, g.kw, cs,
+                                "vsumpool" if pool == "avg" else "vmaxpool")
+            if pool == "avg":  # the divide: vrequant, or vmul + vcopy in fp16 (npu/pool_gen)
+                divide = ("vrequant",) if hw.dtype == "int8" else ("vmul", "vcopy")
+                vec += n_t * sum(hw.cycles(op, len=out_tile) for op in divide)
             nbytes = (n_t * in_tile + g.n * g.oh * g.ow * g.cin) * eb
             dma = hw.dma_time(2 * n_t, nbytes)
             serial = n_t * hw.dma(in_tile * eb) if slots == 1 and n_t > 1 else 0

@@ -117,8 +117,10 @@ def render(spec: IsaSpec, root: Path) -> str:
     rules = list(dict.fromkeys(i.timing for i in spec.instructions))
     out += ["## Timing rules", "",
             "Uncontended cycles an instruction occupies its unit, from the spec's `[timing]` "
-            "table; `npusim.timing` implements them (checked by "
-            "tests/npusim/test_timing_contract.py) and the RTL is checked against the model. "
+            "table; `isa.timing` implements them, one function per rule, found through each "
+            "instruction's `timing` key by the simulator and the compiler's cost model alike "
+            "(checked by tests/npusim/test_timing_contract.py), and the RTL is checked against "
+            "the model. "
             "Symbols: R, C array rows/cols; L vector lanes; P vector pipeline depth; S DMA setup; "
             "Lat DRAM latency; BW DRAM bytes per cycle; F DMA zero-fill elements per cycle "
             "(dma-fill-lanes); other names are instruction fields or named in the notes.", ""]

@@ -5,6 +5,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Callable, Mapping, Optional, Sequence
 
+import numpy as np
+
+from ..spec import load_spec
 from .attrs import SHAPE2D, Attr, TargetError, suggest
 
 _RESERVED = ("kind", "tag")  # keys that to_dict/from_dict use for themselves
@@ -65,7 +68,7 @@ def list_target_kinds() -> list:
 
 # ---- npu -----------------------------------------------------------------------------------
 
-BUFFERS = ("ibuf", "wbuf", "abuf", "obuf")
+BUFFERS = load_spec().buffer_names  # ibuf, wbuf, abuf, obuf
 
 
 @dataclass(frozen=True)
@@ -87,9 +90,8 @@ class NpuDerived:
 
 def _derive_npu(a: Mapping[str, Any]) -> NpuDerived:
     rows, cols = a["array"]
-    data_bytes = {"int8": 1, "fp16": 2}[a["dtype"]]
-    # ABUF holds int32 (int8 path) or fp32 (fp16 path) partial sums: always 4 bytes.
-    elem = {b: 4 if b == "abuf" else data_bytes for b in BUFFERS}
+    # the spec's element types: ABUF holds int32 (int8 path) or fp32 (fp16 path) partial sums
+    elem = {b: np.dtype(t).itemsize for b, t in load_spec().elem_types(a["dtype"]).items()}
     nbytes = {b: a[f"{b}_kb"] * 1024 for b in BUFFERS}
     macs = rows * cols * a["num_cores"]
     hz = a["freq_mhz"] * 1e6
@@ -129,7 +131,7 @@ NPU_ATTRS = (
     Attr("queue-depth", int, 8, 1, 256, doc="instruction queue depth per unit", unit="entries"),
     Attr("semaphores", int, 32, 1, 32, doc="semaphores per core", unit="count"),
     Attr("freq-mhz", int, 1000, 1, 10000, doc="clock frequency", unit="MHz"),
-    Attr("dtype", str, "int8", choices=("int8", "fp16"),
+    Attr("dtype", str, "int8", choices=load_spec().dtypes,
          doc="data type (fp16 accumulates in fp32)"),
     _energy("energy-mac-pj", 0.2, "energy per multiply-accumulate"),
     _energy("energy-sram-byte-pj", 0.05, "energy per on-chip buffer byte accessed"),

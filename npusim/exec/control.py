@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from isa import timing
 from isa.checks import TargetCheckError, check_cfg
-from npusim import timing
 from npusim.exec.state import ExecInfo
 from npusim.faults import IllegalInstructionError, SyncFault
 
@@ -29,7 +29,7 @@ def cfg(instr, state, dram, timing_only):
 
     def commit():
         regs[reg] = value
-    return ExecInfo(timing.cfg()), commit
+    return ExecInfo(timing.cycles(state.hw, instr)), commit
 
 
 def check_semaphore(state, instr) -> int:
@@ -48,7 +48,7 @@ def signal(instr, state, dram, timing_only):
 
     def commit():
         state.semaphores[sem] += 1
-    return ExecInfo(timing.sync()), commit
+    return ExecInfo(timing.cycles(state.hw, instr)), commit
 
 
 def wait(instr, state, dram, timing_only):
@@ -60,15 +60,13 @@ def wait(instr, state, dram, timing_only):
 
     def commit():
         state.semaphores[sem] -= 1
-    return ExecInfo(timing.sync()), commit
+    return ExecInfo(timing.cycles(state.hw, instr)), commit
 
 
-def dispatch_only(rule):
-    def handler(instr, state, dram, timing_only):
-        return ExecInfo(rule()), None
-    return handler
+def dispatch_only(instr, state, dram, timing_only):
+    """nop, halt, barrier, gbarrier: only the dispatcher spends cycles on them."""
+    return ExecInfo(timing.cycles(state.hw, instr)), None
 
 
-HANDLERS = {"cfg": cfg, "signal": signal, "wait": wait,
-            "nop": dispatch_only(timing.dispatch), "halt": dispatch_only(timing.dispatch),
-            "barrier": dispatch_only(timing.barrier), "gbarrier": dispatch_only(timing.barrier)}
+HANDLERS = {"cfg": cfg, "signal": signal, "wait": wait, "nop": dispatch_only,
+            "halt": dispatch_only, "barrier": dispatch_only, "gbarrier": dispatch_only}

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from npusim import timing
+from isa import timing
+from isa.operands import dma_elems
 from npusim.exec.operands import check_sram, writer
 from npusim.exec.state import ExecInfo
 from npusim.faults import IllegalInstructionError, MemoryFault
@@ -42,13 +43,12 @@ def dma_load(instr, state, dram, timing_only):
     rows, cols = f["rows"], f["cols"]
     pt, pb, pl, pr = f["pad_top"], f["pad_bottom"], f["pad_left"], f["pad_right"]
     prow, pcol = pt + rows + pb, pl + cols + pr
-    extent = planes * prow * pcol
+    count, extent, fill = dma_elems(f, planes)
     check_sram(state, buf, f["sram"], extent, "sram")
     # checked before the timing-only return, so both modes fault alike
     dram.check_strided(f["dram"], planes, plane_stride, rows, f["stride"], cols * eb)
-    nbytes = planes * rows * cols * eb
-    fill = timing.dma_fill_elems(instr, {"dma_planes": planes})
-    info = ExecInfo(timing.dma(state.hw, nbytes, fill), dram_bytes=nbytes,
+    nbytes = count * eb
+    info = ExecInfo(timing.cycles(state.hw, instr, bytes=nbytes, fill=fill), dram_bytes=nbytes,
                     sram_bytes=extent * eb, fill_elems=fill)
     if timing_only:
         return info, None
@@ -67,11 +67,12 @@ def dma_store(instr, state, dram, timing_only):
     f = instr.fields
     buf, eb, planes, plane_stride = _geometry(instr, state)
     rows, cols = f["rows"], f["cols"]
-    count = planes * rows * cols
+    count, _, fill = dma_elems(f, planes)
     check_sram(state, buf, f["sram"], count, "sram")
     dram.check_strided(f["dram"], planes, plane_stride, rows, f["stride"], cols * eb)
     nbytes = count * eb
-    info = ExecInfo(timing.dma(state.hw, nbytes), dram_bytes=nbytes, sram_bytes=nbytes)
+    info = ExecInfo(timing.cycles(state.hw, instr, bytes=nbytes, fill=fill), dram_bytes=nbytes,
+                    sram_bytes=nbytes)
     if timing_only:
         return info, None
     src = state.buffers[buf][f["sram"]:f["sram"] + count].astype(le_dtype(state.dtypes[buf]))

@@ -1,9 +1,9 @@
-"""Functional matrix engine: GEMM and CONV tiles through isa.semantics, costed by npusim.timing."""
+"""Functional matrix engine: GEMM and CONV tiles through isa.semantics, costed by isa.timing."""
 
 from __future__ import annotations
 
-from isa import semantics
-from npusim import timing
+from isa import semantics, timing
+from isa.operands import cycle_operands, extents
 from npusim.exec.operands import check_limit, check_sram, read, writer
 from npusim.exec.state import ExecInfo
 from npusim.faults import IllegalInstructionError
@@ -21,10 +21,9 @@ def gemm(instr, state, dram, timing_only):
     hw = state.hw
     check_limit("k", k, hw.array_rows, "the array rows", "split the reduction into passes with acc=1")
     check_limit("n", n, hw.array_cols, "the array columns", "split the output columns into tiles")
-    check_sram(state, "ibuf", f["ibuf"], m * k, "ibuf")
-    check_sram(state, "wbuf", f["wbuf"], k * n, "wbuf")
-    check_sram(state, "abuf", f["abuf"], m * n, "abuf")
-    info = ExecInfo(timing.matrix_gemm(hw, m, k, n), macs=m * k * n,
+    for name, extent in extents(instr, state.regs["matrix"]).items():
+        check_sram(state, name, f[name], extent.count, name)
+    info = ExecInfo(timing.cycles(hw, instr, **f), macs=m * k * n,
                     sram_bytes=_pass_sram_bytes(state, m, k, n, bool(f["acc"])))
     if timing_only:
         return info, None
@@ -41,21 +40,21 @@ def conv(instr, state, dram, timing_only):
     hw = state.hw
     check_limit("cout", f["cout"], hw.array_cols, "the array columns",
                 "split the output channels into tiles")
-    oh, ow = timing.conv_out_hw(f, regs)
-    kh, kw, cin, cout = regs["conv_kh"], regs["conv_kw"], f["cin"], f["cout"]
+    ops = cycle_operands(instr, regs)
+    oh, ow, kh, kw = ops["oh"], ops["ow"], ops["kh"], ops["kw"]
+    cin, cout = f["cin"], f["cout"]
     if oh < 1 or ow < 1:
         raise IllegalInstructionError(
             f"conv output would be empty ({oh}x{ow}): input {f['in_h']}x{f['in_w']} with kernel "
             f"{kh}x{kw}, stride {regs['conv_stride_h']}x{regs['conv_stride_w']}, dilation "
             f"{regs['conv_dilation_h']}x{regs['conv_dilation_w']}",
             hint="check the conv_* registers set by cfg unit=matrix")
-    check_sram(state, "ibuf", f["ibuf"], f["in_h"] * f["in_w"] * cin, "ibuf")
-    check_sram(state, "wbuf", f["wbuf"], kh * kw * cin * cout, "wbuf")
-    check_sram(state, "abuf", f["abuf"], oh * ow * cout, "abuf")
+    for name, extent in extents(instr, regs).items():
+        check_sram(state, name, f[name], extent.count, name)
     passes = timing.conv_passes(hw, kh, kw, cin)
     sram = sum(_pass_sram_bytes(state, oh * ow, k, cout, bool(f["acc"]) or i > 0)
                for i, k in enumerate(passes))
-    info = ExecInfo(timing.matrix_conv(hw, f, regs), macs=oh * ow * kh * kw * cin * cout,
+    info = ExecInfo(timing.cycles(hw, instr, **ops), macs=oh * ow * kh * kw * cin * cout,
                     sram_bytes=sram)
     if timing_only:
         return info, None

@@ -8,15 +8,9 @@ import numpy as np
 
 from isa.checks import UNIT_CLASS, target_units
 from isa.spec import load_spec
-from npusim.timing import HwParams
+from isa.timing import HwParams
 
-BUFFERS = ("ibuf", "wbuf", "abuf", "obuf")
-
-# Element types by Target dtype: abuf accumulates wider (int32 / fp32), as the datapath does.
-BUFFER_DTYPES = {
-    "int8": {"ibuf": np.int8, "wbuf": np.int8, "abuf": np.int32, "obuf": np.int8},
-    "fp16": {"ibuf": np.float16, "wbuf": np.float16, "abuf": np.float32, "obuf": np.float16},
-}
+BUFFERS = load_spec().buffer_names  # ibuf, wbuf, abuf, obuf
 
 
 @dataclass
@@ -28,7 +22,7 @@ class ExecInfo:
     sram_bytes: int = 0
     macs: int = 0
     vector_ops: int = 0
-    fill_elems: int = 0    # SRAM elements a padded load's zero fill walks (timing.dma_fill_elems)
+    fill_elems: int = 0    # SRAM elements a padded load's zero fill walks (operands.dma_elems)
 
 
 class CoreState:
@@ -41,7 +35,8 @@ class CoreState:
         self.spec = load_spec()
         self.hw = HwParams.from_target(target)
         self.dtype = target.dtype
-        self.dtypes = {b: np.dtype(t) for b, t in BUFFER_DTYPES[target.dtype].items()}
+        # the spec's element types: abuf accumulates wider (int32 / fp32), as the datapath does
+        self.dtypes = {b: np.dtype(t) for b, t in self.spec.elem_types(target.dtype).items()}
         self.elem_bytes = dict(target.derived.elem_bytes)
         self.sizes = dict(target.derived.buffer_elems)
         self.buf_names = self.spec.enums["buf"].names    # enum value -> "ibuf" ...

@@ -1,11 +1,11 @@
-"""Functional vector unit: every VECTOR instruction through isa.semantics, costed by npusim.timing."""
+"""Functional vector unit: every VECTOR instruction through isa.semantics, costed by isa.timing."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from isa import semantics
-from npusim import timing
+from isa import semantics, timing
+from isa.operands import cycle_operands, extents
 from npusim.exec.operands import check_sram, read, require_int_mode, writer
 from npusim.exec.state import ExecInfo
 from npusim.faults import IllegalInstructionError
@@ -13,16 +13,16 @@ from npusim.faults import IllegalInstructionError
 REQUANT_SHIFT_MAX = 63  # the rounding shifter's range (isa.semantics.requantize)
 
 
-def _operands(instr, state, *extra: tuple[str, int]):
-    """Check dst/src0 (len elements) and extra (src field, count) operands; return buffer names."""
+def _operands(instr, state):
+    """Check every operand's extent (isa.operands.extents); return ({field: buffer name},
+    {field: element count})."""
     f = instr.fields
-    n = f["len"]
-    names = {}
-    for field, count in (("dst", n), ("src0", n), *extra):
+    names, counts = {}, {}
+    for field, extent in extents(instr, state.regs["vector"]).items():
         buf = state.buf_names[f[field + "_buf"]]
-        check_sram(state, buf, f[field], count, field)
-        names[field] = buf
-    return names
+        check_sram(state, buf, f[field], extent.count, field)
+        names[field], counts[field] = buf, extent.count
+    return names, counts
 
 
 def _bytes(state, names: dict, counts: dict) -> int:
@@ -33,9 +33,9 @@ def _unary(compute):
     def handler(instr, state, dram, timing_only):
         f = instr.fields
         n = f["len"]
-        names = _operands(instr, state)
-        info = ExecInfo(timing.vector_elementwise(state.hw, n), vector_ops=n,
-                        sram_bytes=_bytes(state, names, {"dst": n, "src0": n}))
+        names, counts = _operands(instr, state)
+        info = ExecInfo(timing.cycles(state.hw, instr, **f), vector_ops=n,
+                        sram_bytes=_bytes(state, names, counts))
         if timing_only:
             return info, None
         a = read(state, names["src0"], f["src0"], n)
@@ -44,13 +44,14 @@ def _unary(compute):
     return handler
 
 
-def _binary(compute, src1_count=lambda f: f["len"]):
+def _binary(compute):
     def handler(instr, state, dram, timing_only):
         f = instr.fields
-        n, m = f["len"], src1_count(f)
-        names = _operands(instr, state, ("src1", m))
-        info = ExecInfo(timing.vector_elementwise(state.hw, n), vector_ops=n,
-                        sram_bytes=_bytes(state, names, {"dst": n, "src0": n, "src1": m}))
+        n = f["len"]
+        names, counts = _operands(instr, state)
+        m = counts["src1"]
+        info = ExecInfo(timing.cycles(state.hw, instr, **f), vector_ops=n,
+                        sram_bytes=_bytes(state, names, counts))
         if timing_only:
             return info, None
         a = read(state, names["src0"], f["src0"], n)
@@ -68,13 +69,13 @@ def vrequant(instr, state, dram, timing_only):
     require_int_mode(state, "vrequant")
     f = instr.fields
     n, c = f["len"], f["channels"]
-    names = _operands(instr, state, ("src1", 2 * c))
+    names, counts = _operands(instr, state)
     if names["src1"] != "abuf":
         raise IllegalInstructionError(
             f"vrequant reads its (mult, shift) int32 pairs from abuf, not {names['src1']}",
             hint="load the requantization table into abuf and point src1 at it")
-    info = ExecInfo(timing.vector_requant(state.hw, n), vector_ops=n,
-                    sram_bytes=_bytes(state, names, {"dst": n, "src0": n, "src1": 2 * c}))
+    info = ExecInfo(timing.cycles(state.hw, instr, **f), vector_ops=n,
+                    sram_bytes=_bytes(state, names, counts))
     if timing_only:
         return info, None
     a = read(state, names["src0"], f["src0"], n)
@@ -102,27 +103,25 @@ def vlut(instr, state, dram, timing_only):
     return _LUT(instr, state, dram, timing_only)
 
 
-_LUT = _binary(lambda a, t, f, dt: semantics.saturate(semantics.lut(a, t), dt),
-               src1_count=lambda f: 256)
+_LUT = _binary(lambda a, t, f, dt: semantics.saturate(semantics.lut(a, t), dt))
 
 
 def _pool(kind):
     def handler(instr, state, dram, timing_only):
         f = instr.fields
         regs = state.regs["vector"]
-        oh, ow = timing.pool_out_hw(f, regs)
-        kh, kw, c = regs["pool_kh"], regs["pool_kw"], f["channels"]
+        ops = cycle_operands(instr, regs)
+        oh, ow, kh, kw, c = ops["oh"], ops["ow"], ops["kh"], ops["kw"], f["channels"]
         if oh < 1 or ow < 1:
             raise IllegalInstructionError(
                 f"{instr.mnemonic} output would be empty ({oh}x{ow}): input {f['in_h']}x{f['in_w']}"
                 f" with window {kh}x{kw}", hint="check the pool_* registers set by cfg unit=vector")
-        src = state.buf_names[f["src0_buf"]]
-        dst = state.buf_names[f["dst_buf"]]
-        check_sram(state, src, f["src0"], f["in_h"] * f["in_w"] * c, "src0")
-        check_sram(state, dst, f["dst"], oh * ow * c, "dst")
-        ops = oh * ow * kh * kw * c
-        info = ExecInfo(timing.vector_pool(state.hw, f, regs), vector_ops=ops,
-                        sram_bytes=ops * state.elem_bytes[src] + oh * ow * c * state.elem_bytes[dst])
+        names, counts = _operands(instr, state)
+        src, dst = names["src0"], names["dst"]
+        window_ops = oh * ow * kh * kw * c
+        info = ExecInfo(timing.cycles(state.hw, instr, **ops), vector_ops=window_ops,
+                        sram_bytes=window_ops * state.elem_bytes[src]
+                        + counts["dst"] * state.elem_bytes[dst])
         if timing_only:
             return info, None
         x = read(state, src, f["src0"], f["in_h"] * f["in_w"] * c).reshape(f["in_h"], f["in_w"], c)
@@ -150,8 +149,7 @@ HANDLERS = {
     "vclip": _unary(lambda a, f, dt: semantics.clip(a, f["lo"], f["hi"], dt)),
     "vshr": _vshr,
     "vcopy": _unary(lambda a, f, dt: semantics.saturate(a, dt)),
-    "vbias": _binary(lambda a, b, f, dt: semantics.bias_add(a, b, f["channels"], dt),
-                     src1_count=lambda f: f["channels"]),
+    "vbias": _binary(lambda a, b, f, dt: semantics.bias_add(a, b, f["channels"], dt)),
     "vrequant": vrequant,
     "vlut": vlut,
     "vmaxpool": _pool("max"), "vsumpool": _pool("sum"),

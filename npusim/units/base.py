@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import simpy
 
-from npusim import timing
+from isa import timing
 from npusim.exec import issue
 from npusim.exec.control import check_semaphore
 from npusim.faults import SimulationFault, SyncFault, disassemble
@@ -88,7 +88,8 @@ class Unit:
 
     def signal(self, instr):
         sem = check_semaphore(self.core.state, instr)
-        yield self.env.timeout(timing.sync())  # the increment is visible at the end of the cycle
+        # the increment is visible at the end of the instruction's cycles
+        yield self.env.timeout(timing.cycles(self.core.state.hw, instr))
         box = self.core.semaphores[sem]
         if box.level >= box.capacity:
             raise SyncFault(f"semaphore sem={sem} overflows its capacity of {box.capacity}",
@@ -107,5 +108,6 @@ class Unit:
             stall = self.env.now - t0
             self.counters["stall_token"] += stall
             self.waiting = None
-        yield self.env.timeout(timing.sync())  # one cycle once the semaphore is positive
+        # its cycles (one: the sync rule) count once the semaphore is positive
+        yield self.env.timeout(timing.cycles(self.core.state.hw, instr))
         return None, stall

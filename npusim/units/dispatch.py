@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from npusim import timing
+from isa import timing
 from npusim.faults import SimulationFault, disassemble
 from npusim.units.base import COUNTERS
 
 
 class Dispatcher:
-    """Dispatches one instruction per cycle (timing.dispatch) into its unit's queue.
+    """Dispatches one instruction per `dispatch` rule's cycles into its unit's queue.
 
-    A full queue stalls dispatch (stall_queue). nop and halt take one dispatch cycle;
-    barrier/gbarrier wait for the core to drain (and the other cores to arrive), then take
-    timing.barrier cycles. The stream ends at halt or at its last instruction.
+    A full queue stalls dispatch (stall_queue). The instructions the dispatcher runs itself
+    take the cycles of the rule their spec names: nop and halt (dispatch) at once,
+    barrier/gbarrier (barrier) once the core has drained (and the other cores arrived). The
+    stream ends at halt or at its last instruction.
     """
 
     name = "dispatch"
@@ -43,7 +44,8 @@ class Dispatcher:
     def run(self):
         env, core, counters = self.env, self.core, self.counters
         trace = core.trace
-        dispatch_cycles = timing.dispatch()
+        hw = core.state.hw
+        dispatch_cycles = timing.RULES["dispatch"](hw)  # issuing any instruction to a unit
         for index, entry in enumerate(self.entries):
             if isinstance(entry, SimulationFault):
                 raise entry.locate(core=core.index, unit=self.name, index=index, cycle=env.now)
@@ -68,9 +70,7 @@ class Dispatcher:
             self.work["instructions"] += 1
             if ref in ("barrier", "gbarrier"):
                 yield from self.barrier(index, instr)
-                cycles = timing.barrier()
-            else:  # nop, halt
-                cycles = dispatch_cycles
+            cycles = timing.cycles(hw, instr)
             yield env.timeout(cycles)
             counters["busy"] += cycles
             if trace is not None:

@@ -3,7 +3,7 @@ and the zero fill of a padded load beside them."""
 
 from __future__ import annotations
 
-from npusim import timing
+from isa import timing
 from npusim.exec import issue
 from npusim.units.base import Unit
 

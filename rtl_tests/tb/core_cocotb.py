@@ -8,7 +8,7 @@ import pytest
 
 from isa.codec import decode_word, encode_fields
 from isa.target import Target
-from npusim import timing
+from isa import timing
 from npusim.faults import IllegalInstructionError
 from npusim.simulate import simulate
 from rtl_tests.tb.bench import plusarg
@@ -50,12 +50,9 @@ async def checker_reports_first_divergence(dut):
     """Make the model's vrequant one cycle longer: the first divergence must be that vrequant,
     and the total cycles must differ by one; the DRAM still agrees."""
     bench = await CoreBench.open(dut, plusarg("target"))
-    original = timing.vector_requant
-    timing.vector_requant = lambda hw, length: original(hw, length) + 1
-    try:
+    original = timing.RULES["vector_requant"]
+    with timing.override("vector_requant", lambda hw, **ops: original(hw, **ops) + 1):
         result = await _run(bench, "tiny_gemm_requant")
-    finally:
-        timing.vector_requant = original
     first = result["mismatches"][0]
     assert "vrequant on vector" in first and "end -1" in first, f"first divergence: {first}"
     assert result["row"]["diff"] == -1, result["row"]

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from isa.codec import encode_fields
-from npusim import timing
+from isa import timing
 from rtl_tests.tb.stimulus import GUARD, TYPE_RANGE, Case, guarded, ints, place
 
 ELEM_BYTES = {"ibuf": 1, "wbuf": 1, "obuf": 1, "abuf": 4}

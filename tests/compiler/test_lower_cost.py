@@ -1,38 +1,56 @@
-"""The lowering cost model's cycle rules agree with the simulator's (npusim.timing)."""
+"""The lowering cost model finds each instruction's cycles through the spec, as the simulator
+does: Hw's estimates equal isa.timing's rules on the simulator's operands, and its field
+limits are the spec's."""
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from compiler.lower.cost import Hw
+from compiler.lower.cost import FIELD_MAX, Hw
+from isa import timing
 from isa.codec import instruction
+from isa.operands import cycle_operands
 from isa.target import Target
-from npusim import timing
 
 TARGETS = ["npu-tiny", "npu-edge", "npu-server", "npu -array=8x32 -vector-lanes=8 -dram-bw=4",
            "npu-tiny -dma-fill-lanes=1 -dma-setup=0 -dram-latency=0"]
 
 
+def unit_cycles(ref, mnemonic, regs=None, elem_bytes=1, **fields):
+    """The simulator's view: the decoded instruction, its operands from isa.operands."""
+    return timing.unit_cycles(ref, instruction(mnemonic, **fields), regs or {}, elem_bytes)
+
+
 @settings(max_examples=60, deadline=None)
 @given(t=st.sampled_from(TARGETS), m=st.integers(1, 5000), k=st.integers(1, 32),
-       n=st.integers(1, 32), length=st.integers(1, 65535), nbytes=st.integers(1, 1 << 20),
-       fill=st.integers(0, 1 << 20))
-def test_matrix_vector_dma_rules_match_npusim(t, m, k, n, length, nbytes, fill):
+       n=st.integers(1, 32), length=st.integers(1, 65535), rows=st.integers(1, 64),
+       cols=st.integers(1, 64), planes=st.integers(1, 16), pad=st.integers(0, 7))
+def test_matrix_vector_dma_rules_match_the_simulator(t, m, k, n, length, rows, cols, planes,
+                                                     pad):
     target = Target.create(t)
     hw, ref = Hw.from_target(target), timing.HwParams.from_target(target)
+    assert hw.params == ref
     k, n = min(k, hw.rows), min(n, hw.cols)
-    assert hw.gemm(m, k, n) == timing.matrix_gemm(ref, m, k, n)
-    assert hw.vector(length) == timing.vector_elementwise(ref, length)
-    assert hw.requant(length) == timing.vector_requant(ref, length)
-    assert hw.dma(nbytes) == timing.dma(ref, nbytes)
-    assert hw.dma(nbytes, fill) == timing.dma(ref, nbytes, fill)
-    assert hw.dma_fill(fill) == timing.dma_fill(ref, fill)
+    assert hw.gemm(m, k, n) == unit_cycles(ref, "gemm", m=m, k=k, n=n)
+    for mnemonic in ("vadd", "vrelu", "vcopy", "vmul", "vrequant", "vbias"):
+        extra = {"channels": 1} if mnemonic in ("vrequant", "vbias") else {}
+        assert hw.cycles(mnemonic, len=length) == unit_cycles(ref, mnemonic, len=length,
+                                                              **extra)
+    nbytes = planes * rows * cols
+    padded = (planes * (rows + pad) * (cols + pad)) if pad else 0
+    regs = {"dma_planes": planes}
+    assert hw.dma(nbytes) == unit_cycles(ref, "load", regs, rows=rows, cols=cols)
+    assert hw.dma(nbytes, mnemonic="store") == unit_cycles(ref, "store", regs, rows=rows,
+                                                           cols=cols)
+    assert hw.dma(nbytes, padded) == unit_cycles(ref, "load", regs, rows=rows, cols=cols,
+                                                 pad_top=pad, pad_left=pad)
+    assert hw.dma_fill(padded) == timing.dma_fill(ref, padded)
 
 
 @settings(max_examples=60, deadline=None)
 @given(t=st.sampled_from(TARGETS), h=st.integers(1, 40), w=st.integers(1, 40),
        cin=st.integers(1, 300), kh=st.integers(1, 5), kw=st.integers(1, 5),
        stride=st.integers(1, 3), pad=st.integers(0, 2))
-def test_conv_and_pool_rules_match_npusim(t, h, w, cin, kh, kw, stride, pad):
+def test_conv_and_pool_rules_match_the_simulator(t, h, w, cin, kh, kw, stride, pad):
     target = Target.create(t)
     hw, ref = Hw.from_target(target), timing.HwParams.from_target(target)
     h, w = max(h, kh), max(w, kw)
@@ -41,12 +59,21 @@ def test_conv_and_pool_rules_match_npusim(t, h, w, cin, kh, kw, stride, pad):
             "conv_pad_right": pad, "conv_dilation_h": 1, "conv_dilation_w": 1}
     conv = instruction("conv", ibuf=0, wbuf=0, abuf=0, in_h=h, in_w=w, cin=cin,
                        cout=hw.cols, acc=0)
-    oh, ow = timing.conv_out_hw(conv.fields, regs)
-    assert hw.conv(oh * ow, kh, kw, cin, hw.cols) == timing.unit_cycles(ref, conv, regs)
+    ops = cycle_operands(conv, regs)
+    assert hw.conv(ops["oh"] * ops["ow"], kh, kw, cin, hw.cols) == \
+        timing.unit_cycles(ref, conv, regs)
     pregs = {k.replace("conv", "pool"): v for k, v in regs.items() if "dilation" not in k}
-    fields = {"in_h": h, "in_w": w, "channels": cin}
-    ph, pw = timing.pool_out_hw(fields, pregs)
-    assert hw.pool(ph, pw, kh, kw, cin) == timing.vector_pool(ref, fields, pregs)
+    for mnemonic in ("vmaxpool", "vsumpool"):
+        pool = instruction(mnemonic, in_h=h, in_w=w, channels=cin)
+        ops = cycle_operands(pool, pregs)
+        assert hw.pool(ops["oh"], ops["ow"], kh, kw, cin, mnemonic) == \
+            timing.unit_cycles(ref, pool, pregs)
+
+
+def test_field_limits_are_the_spec_values_lowering_always_used():
+    assert FIELD_MAX == {"rows": 4095, "cols": 4095, "planes": 4095, "in_hw": 1023,
+                         "cin": 4095, "channels": 4095, "len": 65535, "m": 65535, "pad": 7,
+                         "conv_pad": 15, "pool_window": 255, "pool_pad": 15}
 
 
 def test_dma_time_is_port_bound_for_big_transfers_and_latency_bound_for_small():

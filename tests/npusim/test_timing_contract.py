@@ -1,4 +1,4 @@
-"""npusim.timing implements exactly the cycle formulas the ISA spec states in [timing]."""
+"""isa.timing implements exactly the cycle formulas the ISA spec states in [timing]."""
 
 import math
 
@@ -6,10 +6,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from isa.spec import load_spec
+from isa import timing
+from isa.errors import SpecError
 from isa.codec import instruction
+from isa.operands import cycle_operands
+from isa.spec import load_spec
 from isa.target import Target
-from npusim import timing
 
 SPEC = load_spec()
 
@@ -42,7 +44,11 @@ def test_every_rule_named_by_an_instruction_is_implemented():
 
 @pytest.mark.parametrize("rule", ["dispatch", "cfg", "sync", "barrier"])
 def test_constant_rules(rule):
-    assert timing.RULES[rule]() == formula(rule)
+    hw = timing.HwParams.from_target(Target.create("npu-edge"))
+    assert timing.RULES[rule](hw) == formula(rule)
+    for ins in SPEC.instructions:
+        if ins.timing == rule:
+            assert timing.cycles(hw, ins) == formula(rule), ins.mnemonic
 
 
 @settings(max_examples=200, deadline=None)
@@ -57,7 +63,8 @@ def test_dma(hw, nbytes, fill):
        pads=st.tuples(*[st.integers(0, 7)] * 4), abuf=st.booleans())
 def test_dma_unit_cycles_reads_bytes_and_fill_from_the_instruction(hw, store, planes, rows,
                                                                    cols, pads, abuf):
-    """unit_cycles of a load/store: the spec's bytes and fill definitions, from its fields."""
+    """unit_cycles of a load/store (its rule chosen by its spec key, its operands from
+    isa.operands): the spec's bytes and fill definitions, from its fields."""
     eb = 4 if abuf else 1
     buf = "abuf" if abuf else "ibuf"
     geometry = dict(chan=0, buf=buf, sram=0, dram=0, rows=rows, cols=cols, stride=cols * eb)
@@ -68,8 +75,8 @@ def test_dma_unit_cycles_reads_bytes_and_fill_from_the_instruction(hw, store, pl
         instr = instruction("load", pad_top=pt, pad_bottom=pb, pad_left=pl, pad_right=pr,
                             **geometry)
     fill = 0 if store or not any(pads) else planes * (pt + rows + pb) * (pl + cols + pr)
-    regs = {"dma_planes": planes, "elem_bytes": eb}
-    assert timing.unit_cycles(hw, instr, regs) == formula(
+    regs = {"dma_planes": planes}
+    assert timing.unit_cycles(hw, instr, regs, elem_bytes=eb) == formula(
         "dma", bytes=planes * rows * cols * eb, fill=fill, **symbols(hw))
 
 
@@ -95,7 +102,11 @@ def test_matrix_gemm(hw, m, k, n):
 @given(hw=hw_params, length=st.integers(1, 65535))
 def test_vector_rules(hw, length):
     for rule in ("vector_elementwise", "vector_requant"):
-        assert timing.RULES[rule](hw, length) == formula(rule, len=length, **symbols(hw))
+        assert timing.RULES[rule](hw, len=length) == formula(rule, len=length, **symbols(hw))
+    for ins in SPEC.instructions:
+        if ins.cls == "vector" and ins.format != "pool":
+            assert timing.cycles(hw, ins, len=length) == formula(ins.timing, len=length,
+                                                                 **symbols(hw)), ins.mnemonic
 
 
 @settings(max_examples=200, deadline=None)
@@ -106,12 +117,12 @@ def test_matrix_conv(hw, in_h, in_w, cin, cout, kh, kw, stride, pad):
     regs = dict(conv_kh=kh, conv_kw=kw, conv_stride_h=stride, conv_stride_w=stride,
                 conv_pad_top=pad, conv_pad_bottom=pad, conv_pad_left=pad, conv_pad_right=pad,
                 conv_dilation_h=1, conv_dilation_w=1)
-    fields = dict(in_h=in_h, in_w=in_w, cin=cin, cout=cout)
+    conv = instruction("conv", in_h=in_h, in_w=in_w, cin=cin, cout=cout)
     oh = (in_h + 2 * pad - kh) // stride + 1
     ow = (in_w + 2 * pad - kw) // stride + 1
     R = hw.array_rows
     passes = [min(R, cin - b) for b in range(0, cin, R)] * (kh * kw)
-    assert timing.matrix_conv(hw, fields, regs) == formula(
+    assert timing.unit_cycles(hw, conv, regs) == formula(
         "matrix_conv", passes=passes, oh=oh, ow=ow, **symbols(hw))
 
 
@@ -122,6 +133,24 @@ def test_vector_pool(hw, in_h, in_w, channels, k, stride):
     regs = dict(pool_kh=k, pool_kw=k, pool_stride_h=stride, pool_stride_w=stride,
                 pool_pad_top=0, pool_pad_bottom=0, pool_pad_left=0, pool_pad_right=0)
     oh, ow = (in_h - k) // stride + 1, (in_w - k) // stride + 1
-    fields = dict(in_h=in_h, in_w=in_w, channels=channels)
-    assert timing.vector_pool(hw, fields, regs) == formula(
-        "vector_pool", oh=oh, ow=ow, kh=k, kw=k, channels=channels, **symbols(hw))
+    for mnemonic in ("vmaxpool", "vsumpool"):
+        pool = instruction(mnemonic, in_h=in_h, in_w=in_w, channels=channels)
+        assert cycle_operands(pool, regs)["m"] == oh * ow
+        assert timing.unit_cycles(hw, pool, regs) == formula(
+            "vector_pool", oh=oh, ow=ow, kh=k, kw=k, channels=channels, **symbols(hw))
+
+
+def test_a_rule_without_its_operands_is_a_spec_error_naming_them():
+    hw = timing.HwParams.from_target(Target.create("npu-edge"))
+    with pytest.raises(SpecError, match=r"'gemm'.*'matrix_gemm' needs operand\(s\) n"):
+        timing.cycles(hw, SPEC.instruction("gemm"), m=4, k=4)
+
+
+def test_override_replaces_a_rule_only_inside_the_block():
+    hw = timing.HwParams.from_target(Target.create("npu-edge"))
+    vrequant = SPEC.instruction("vrequant")
+    before = timing.cycles(hw, vrequant, len=64)
+    with timing.override("vector_requant", lambda hw, **ops: 1000) as original:
+        assert timing.cycles(hw, vrequant, len=64) == 1000
+        assert original(hw, len=64) == before
+    assert timing.cycles(hw, vrequant, len=64) == before

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from isa.checks import core_units
+
 from ...lower.conv import ConvLayer
 from .dram import DramMap
 from .emit import Emitter
@@ -23,7 +25,7 @@ class CodegenResult:
 
 
 def _units(hw) -> list:
-    return ["matrix", "vector"] + [f"dma{c}" for c in range(hw.dma_engines)]
+    return core_units(hw.dma_engines)
 
 
 def work(layer, hw, core: int, cores: int) -> list:

@@ -3,11 +3,12 @@ estimated cycles, memory effects and register needs, and hands it to the hazard 
 
 from __future__ import annotations
 
+from isa.operands import dma_elems, dram_end
+
 from ...errors import CompilerError
 from ...lower.cost import FIELD_MAX, Hw
 from .ops import Op, buf, operands
 
-ELEM = {"ibuf": "ibuf", "wbuf": "wbuf", "abuf": "abuf", "obuf": "obuf"}
 ROLES = ("in", "w", "out", "res")
 
 
@@ -64,10 +65,11 @@ class Emitter:
     def _dma_check(self, what: str, planes: int, rows: int, cols: int, pads=(0, 0, 0, 0)):
         for field, v in (("planes", planes), ("rows", rows), ("cols", cols)):
             if not 1 <= v <= FIELD_MAX[field]:
-                raise CompilerError(f"layer '{self.name}': {what} {field}={v} outside 1..4095 "
-                                    "(a lowering bug: please report it)")
+                raise CompilerError(f"layer '{self.name}': {what} {field}={v} outside "
+                                    f"1..{FIELD_MAX[field]} (a lowering bug: please report it)")
         if max(pads) > FIELD_MAX["pad"]:
-            raise CompilerError(f"layer '{self.name}': {what} padding {pads} exceeds 7")
+            raise CompilerError(f"layer '{self.name}': {what} padding {pads} exceeds "
+                                f"{FIELD_MAX['pad']}")
 
     def load(self, role: str, buffer: str, sram: int, dram: int, rows: int, cols: int,
              stride: int, planes: int = 1, plane_stride: int = 0, pads=(0, 0, 0, 0),
@@ -76,10 +78,11 @@ class Emitter:
         self._dma_check("load", planes, rows, cols, pads)
         eb = self.eb[buffer]
         pt, pb, pl, pr = pads
-        extent = planes * (pt + rows + pb) * (pl + cols + pr)
-        fill = extent if any(pads) else 0  # the SRAM side walks the padded tile writing zeros
-        nbytes = planes * rows * cols * eb
-        last = dram + (planes - 1) * plane_stride + (rows - 1) * stride + cols * eb
+        count, extent, fill = dma_elems(dict(rows=rows, cols=cols, pad_top=pt, pad_bottom=pb,
+                                             pad_left=pl, pad_right=pr), planes)
+        nbytes = count * eb
+        last = dram_end(dict(dram=dram, rows=rows, cols=cols, stride=stride), planes,
+                        plane_stride, eb)
         fields = [("chan", self.chan[role][3:]), ("sram", buf(buffer, sram)),
                   ("dram", f"{dram:#x}"), ("rows", rows), ("cols", cols), ("stride", stride)]
         fields += [(k, v) for k, v in zip(("pad_top", "pad_bottom", "pad_left", "pad_right"),
@@ -95,12 +98,14 @@ class Emitter:
         self._dma_check("store", planes, rows, cols)
         eb = self.eb[buffer]
         count = planes * rows * cols
-        last = dram + (planes - 1) * plane_stride + (rows - 1) * stride + cols * eb
+        last = dram_end(dict(dram=dram, rows=rows, cols=cols, stride=stride), planes,
+                        plane_stride, eb)
         fields = [("chan", self.chan[role][3:]), ("sram", buf(buffer, sram)),
                   ("dram", f"{dram:#x}"), ("rows", rows), ("cols", cols), ("stride", stride)]
         regs = {"dma_planes": planes, "dma_plane_stride": plane_stride if planes > 1 else 0}
         return self.add(Op(self.chan[role], f"store {operands(fields)}",
-                           self.hw.dma(count * eb), reads=((buffer, sram, sram + count),),
+                           self.hw.dma(count * eb, mnemonic="store"),
+                           reads=((buffer, sram, sram + count),),
                            writes=(("dram", dram, last),), regs=regs, comment=comment,
                            nbytes=count * eb))
 
@@ -173,7 +178,7 @@ class Emitter:
             reads.append((src1[0], src1[1], src1[1] + n1))
         fields.append(("len", length))
         fields += list(extra.items())
-        cycles = self.hw.requant(length) if mnemonic == "vrequant" else self.hw.vector(length)
+        cycles = self.hw.cycles(mnemonic, len=length)
         return self.add(Op("vector", f"{mnemonic} {operands(fields)}", cycles,
                            reads=tuple(reads), writes=((dst[0], dst[1], dst[1] + length),),
                            comment=comment))
@@ -189,7 +194,7 @@ class Emitter:
 
 
 def _shape(count: int) -> tuple:
-    """(rows, cols, planes) with rows*cols*planes == count and each <= 4095."""
+    """(rows, cols, planes) with rows*cols*planes == count and each within its field."""
     lim = FIELD_MAX["cols"]
     if count <= lim:
         return 1, count, 1
@@ -202,4 +207,4 @@ def _shape(count: int) -> tuple:
                 if rest % rows == 0 and rest // rows <= FIELD_MAX["planes"]:
                     return rows, cols, rest // rows
     raise CompilerError(f"a contiguous transfer of {count} elements cannot be shaped into "
-                        "rows x cols x planes <= 4095 each")
+                        f"rows x cols x planes <= {lim} x {lim} x {FIELD_MAX['planes']}")

@@ -45,14 +45,13 @@ def gen_pool(em, layer, tiles, dram, lowered, key: str) -> None:
                 "pool_pad_top": pt, "pool_pad_left": g.pads[1], "pool_pad_bottom": pb,
                 "pool_pad_right": g.pads[3]}
         count = oh * g.ow * cs
-        cycles = hw.pool(oh, g.ow, g.kh, g.kw, cs)
         if not avg:
             em.pool("vmaxpool", ("obuf", oa), ("wbuf", ia), i1 - i0, g.w, cs, count, regs,
-                    cycles, comment=tag)
+                    hw.pool(oh, g.ow, g.kh, g.kw, cs, "vmaxpool"), comment=tag)
         else:
             sa = sbase + (k % 2) * out_tile
             em.pool("vsumpool", ("abuf", sa), ("wbuf", ia), i1 - i0, g.w, cs, count, regs,
-                    cycles, comment=tag)
+                    hw.pool(oh, g.ow, g.kh, g.kw, cs, "vsumpool"), comment=tag)
             if quant:
                 em.vec("vrequant", ("obuf", oa), ("abuf", sa), count, ("abuf", ta), src1_len=2,
                        channels=1)

@@ -13,15 +13,13 @@ from __future__ import annotations
 
 import heapq
 
+from isa.checks import reset_registers
+
 from ...errors import CompilerError
 from ...lower.cost import Hw
 from .ops import Op
 
-RESET = {"conv_kh": 1, "conv_kw": 1, "conv_stride_h": 1, "conv_stride_w": 1,
-         "conv_pad_top": 0, "conv_pad_left": 0, "conv_pad_bottom": 0, "conv_pad_right": 0,
-         "conv_dilation_h": 1, "conv_dilation_w": 1, "pool_kh": 1, "pool_kw": 1,
-         "pool_stride_h": 1, "pool_stride_w": 1, "pool_pad_top": 0, "pool_pad_left": 0,
-         "pool_pad_bottom": 0, "pool_pad_right": 0, "dma_planes": 1, "dma_plane_stride": 0}
+RESET = reset_registers()  # a unit's config registers before the stream's first cfg
 
 
 class Stream:

@@ -1,0 +1,207 @@
+"""The cycle rules: how many cycles each instruction occupies its unit, uncontended.
+
+One registry, RULES, keyed by the names of the spec's [timing] table; an instruction's rule is
+the one its spec `timing` key names (`rule_of`), so the simulator (npusim.exec, npusim.units)
+and the compiler's cost model (compiler.lower.cost) both find it through the spec and call the
+same function. These formulas are the contract with the RTL: docs/timing.md documents them,
+tests/npusim/test_timing_contract.py checks them against the spec's formula text, and the
+cocotb testbenches check the Verilog against them cycle for cycle.
+
+A rule is `f(hw, **operands)`: `hw` the HwParams below, the operands named as the spec's
+formulas name them (instruction fields, and the derived quantities of isa.operands); it ignores
+operands it does not read (`**_`), so any instruction that has its operands may name it. Symbols:
+R, C array rows/cols; L vector lanes; P vector pipeline depth; S DMA setup; Lat DRAM latency;
+BW DRAM bytes per cycle; F zero-fill elements per cycle of a DMA load.
+"""
+
+from __future__ import annotations
+
+import inspect
+from contextlib import contextmanager
+from dataclasses import dataclass
+from math import ceil
+from typing import Callable
+
+from isa.errors import SpecError
+
+REQUANT_EXTRA_STAGES = 2  # the 32x32 multiplier and the rounding adder of vrequant
+
+
+@dataclass(frozen=True)
+class HwParams:
+    """The Target values the cycle rules read (see HwParams.from_target)."""
+
+    array_rows: int
+    array_cols: int
+    vector_lanes: int
+    vector_pipeline: int
+    dma_setup: int
+    dram_latency: int
+    dram_bw: int
+    # zero-fill elements per cycle of a padded load; None on a machine whose DMA writes no
+    # padding (the compiler's cpu/gpu stand-ins), where only fill = 0 is legal
+    dma_fill_lanes: int | None
+
+    @classmethod
+    def from_target(cls, target) -> "HwParams":
+        return cls(array_rows=target.array_rows, array_cols=target.array_cols,
+                   vector_lanes=target.vector_lanes, vector_pipeline=target.vector_pipeline,
+                   dma_setup=target.dma_setup, dram_latency=target.dram_latency,
+                   dram_bw=target.dram_bw, dma_fill_lanes=target.dma_fill_lanes)
+
+
+RULES: dict[str, Callable[..., int]] = {}
+
+
+def rule(name: str):
+    """Register the decorated function as the cycle rule the spec calls `name`."""
+    def register(fn):
+        RULES[name] = fn
+        return fn
+    return register
+
+
+def rule_of(ins) -> Callable[..., int]:
+    """The rule an instruction's spec entry (InstructionSpec, or an Instruction) names."""
+    ins = getattr(ins, "spec", ins)
+    try:
+        return RULES[ins.timing]
+    except KeyError:
+        raise SpecError(f"instruction '{ins.mnemonic}': no cycle rule named '{ins.timing}'; "
+                        f"known: {', '.join(RULES)}") from None
+
+
+def cycles(hw: HwParams, ins, **operands) -> int:
+    """Uncontended cycles of instruction `ins` (InstructionSpec or Instruction) by the rule
+    its spec `timing` key names, given the operands that rule's formula reads."""
+    fn = rule_of(ins)
+    try:
+        return fn(hw, **operands)
+    except TypeError:
+        missing = _missing(fn, operands)
+        if not missing:
+            raise
+        ins = getattr(ins, "spec", ins)
+        raise SpecError(f"instruction '{ins.mnemonic}': its cycle rule '{ins.timing}' needs "
+                        f"operand(s) {', '.join(missing)}, given {', '.join(operands) or 'none'}"
+                        "; does the spec's timing key name a rule for this kind of "
+                        "instruction?") from None
+
+
+def _missing(fn, operands) -> list[str]:
+    params = list(inspect.signature(fn).parameters.values())[1:]
+    return [p.name for p in params if p.default is p.empty
+            and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in operands]
+
+
+def unit_cycles(hw: HwParams, instr, regs, elem_bytes: int = 1) -> int:
+    """Uncontended busy cycles of decoded `instr` in its unit, by its spec's rule, with the
+    operands isa.operands.cycle_operands derives from its fields and its unit's `regs`
+    (`elem_bytes`: bytes of one element of a DMA's buffer)."""
+    from isa.operands import cycle_operands
+    return cycles(hw, instr, **cycle_operands(instr, regs, elem_bytes))
+
+
+@contextmanager
+def override(name: str, fn: Callable[..., int]):
+    """Replace rule `name` by `fn(hw, **operands)` inside the block, for tests that perturb the
+    model on purpose (a checker must then report the RTL's cycles as different); yields the
+    rule it replaced."""
+    old = RULES[name]
+    RULES[name] = fn
+    try:
+        yield old
+    finally:
+        RULES[name] = old
+
+
+# ---- the rules ------------------------------------------------------------------------------
+
+@rule("dispatch")
+def dispatch(hw: HwParams, **_) -> int:
+    """Fetch/decode/dispatch of any instruction; nop and halt take only this."""
+    return 1
+
+
+@rule("cfg")
+def cfg(hw: HwParams, **_) -> int:
+    """A config-register write in its unit."""
+    return 1
+
+
+@rule("sync")
+def sync(hw: HwParams, **_) -> int:
+    """signal, or wait once its semaphore is positive."""
+    return 1
+
+
+@rule("barrier")
+def barrier(hw: HwParams, **_) -> int:
+    """barrier/gbarrier once every unit (and core) has arrived."""
+    return 1
+
+
+@rule("dma")
+def dma(hw: HwParams, bytes: int, fill: int = 0, **_) -> int:  # noqa: A002 (the spec's symbol)
+    """max(S + Lat + ceil(bytes / BW), ceil(fill / F)): setup, first-beat latency and the data
+    beats, or the zero fill of a padded load if that is longer.
+
+    A padded load's SRAM side walks the whole padded tile (`fill`, see isa.operands.dma_elems)
+    F elements per cycle from the instruction's first cycle, beside the beats; the load ends
+    when both are done. Under contention the beats wait for the shared DRAM port (see
+    npusim.dram) while the fill does not: npusim.units.dma applies the fill bound on top."""
+    return max(hw.dma_setup + hw.dram_latency + dma_beats(hw, bytes), dma_fill(hw, fill))
+
+
+def dma_beats(hw: HwParams, dram_bytes: int) -> int:
+    """ceil(bytes / BW): cycles the transfer holds the DRAM port."""
+    return ceil(dram_bytes / hw.dram_bw)
+
+
+def dma_fill(hw: HwParams, fill_elems: int) -> int:
+    """ceil(fill / F): cycles of the zero-fill walker (0 when the load has no padding)."""
+    if not fill_elems:
+        return 0
+    return ceil(fill_elems / hw.dma_fill_lanes)
+
+
+@rule("matrix_gemm")
+def matrix_gemm(hw: HwParams, m: int, k: int, n: int, **_) -> int:
+    """k + m + R + C - 1: k cycles of weight preload, m input rows streamed, R + C - 2
+    cycles of skew fill/drain across the array, 1 cycle of accumulator write-back."""
+    return k + m + hw.array_rows + hw.array_cols - 1
+
+
+def conv_passes(hw: HwParams, kh: int, kw: int, cin: int) -> list[int]:
+    """Depth k of each weight-stationary pass of a conv tile: kh*kw kernel taps, each
+    split into ceil(cin / R) channel blocks."""
+    blocks = [min(hw.array_rows, cin - b) for b in range(0, cin, hw.array_rows)]
+    return blocks * (kh * kw)
+
+
+@rule("matrix_conv")
+def matrix_conv(hw: HwParams, m: int, kh: int, kw: int, cin: int, **_) -> int:
+    """Sum over passes of matrix_gemm(m = oh*ow, k = pass depth): the hardware im2col streams
+    each tap's shifted window of m = oh * ow output pixels as a GEMM against that tap's
+    weights (`m` of isa.operands.cycle_operands)."""
+    fixed = m + hw.array_rows + hw.array_cols - 1
+    return sum(k + fixed for k in conv_passes(hw, kh, kw, cin))
+
+
+@rule("vector_elementwise")
+def vector_elementwise(hw: HwParams, len: int, **_) -> int:  # noqa: A002 (the spec field)
+    """P + ceil(len / L): L elements per cycle after the pipeline fills."""
+    return hw.vector_pipeline + ceil(len / hw.vector_lanes)
+
+
+@rule("vector_requant")
+def vector_requant(hw: HwParams, len: int, **_) -> int:  # noqa: A002
+    """P + 2 + ceil(len / L): two extra stages for the multiply and rounding shift."""
+    return hw.vector_pipeline + REQUANT_EXTRA_STAGES + ceil(len / hw.vector_lanes)
+
+
+@rule("vector_pool")
+def vector_pool(hw: HwParams, oh: int, ow: int, kh: int, kw: int, channels: int,
+                **_) -> int:
+    """P + oh*ow*kh*kw*ceil(c / L): one window element per cycle for L channels at once."""
+    return hw.vector_pipeline + oh * ow * kh * kw * ceil(channels / hw.vector_lanes)
