@@ -258,7 +258,8 @@ def choose_schedule(geom: ConvGeom, epi: Epilogue, hw: Hw, name: str = "") -> Co
         raise CompilerError(
             f"layer '{name}': no tiling of conv {g.h}x{g.w}x{g.cin} -> {g.oh}x{g.ow}x{g.cout} "
             f"(kernel {g.kh}x{g.kw}) fits the Target's buffers (elements: "
-            f"{dict(hw.buffer_elems)}) and instruction fields (in_h/in_w <= 1023, pads <= 15); "
+            f"{dict(hw.buffer_elems)}) and instruction fields (in_h/in_w <= "
+            f"{FIELD_MAX['in_hw']}, pads <= {FIELD_MAX['conv_pad']}); "
             "use a Target with larger buffers or a smaller input resolution")
     return pick(cands)
 

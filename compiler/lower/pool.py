@@ -64,7 +64,8 @@ def choose_pool(geom: ConvGeom, pool: str, hw: Hw, name: str = "") -> PoolSchedu
                      reverse=True)
     if max(g.kh, g.kw) > FIELD_MAX["pool_window"] or max(g.pads) > FIELD_MAX["pool_pad"]:
         raise CompilerError(f"layer '{name}': pool window {g.kh}x{g.kw} / pads {g.pads} exceed "
-                            "the pool_* registers (window <= 255, pads <= 15)")
+                            f"the pool_* registers (window <= {FIELD_MAX['pool_window']}, "
+                            f"pads <= {FIELD_MAX['pool_pad']})")
     for rows in sorted({ceil(g.oh / k) for k in range(1, g.oh + 1)}, reverse=True):
         in_rows = min((rows - 1) * g.sh + g.kh, g.h)
         if in_rows > FIELD_MAX["in_hw"] or g.w > FIELD_MAX["in_hw"]:

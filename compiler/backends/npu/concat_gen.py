@@ -34,6 +34,6 @@ def gen_concat(em, layer, chunks, dram, lowered, key: str) -> None:
         if quant:
             buf, addr = "obuf", obase + (k % 2) * size
             em.vec("vrequant", (buf, addr), ("ibuf", slot), rows * cols, ("abuf", ta + 2 * i),
-                   src1_len=2, channels=1)
+                   channels=1)
         dst = y + (r0 * layer.total + int(offsets[i]) + c0) * eb
         em.store("out", buf, addr, dst, rows, cols, layer.total * eb, comment=f"{tag}: store")

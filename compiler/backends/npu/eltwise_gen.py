@@ -36,8 +36,7 @@ def gen_eltwise(em, layer, chunks, dram, lowered, key: str) -> None:
                 comment=f"{layer.name}: multipliers")
             for vec, src in ((lm, mults), (rm, mults + 1)):
                 em.vec("vsub", ("abuf", vec), ("abuf", vec), c, ("abuf", vec))
-                em.vec("vbias", ("abuf", vec), ("abuf", vec), c, ("abuf", src), src1_len=1,
-                       channels=1)
+                em.vec("vbias", ("abuf", vec), ("abuf", vec), c, ("abuf", src), channels=1)
         else:
             rq = sram.alloc("abuf", 2, "requant pair")
             em.load_dense("w", "abuf", rq, dram.const(
@@ -61,7 +60,7 @@ def gen_eltwise(em, layer, chunks, dram, lowered, key: str) -> None:
             em.vec("vshr", out, ("abuf", t), n, shift=a["shift"])
         elif op == "multiply" and quant:
             em.vec("vmul", ("abuf", t), x0, n, x1, comment=tag)
-            em.vec("vrequant", out, ("abuf", t), n, ("abuf", rq), src1_len=2, channels=1)
+            em.vec("vrequant", out, ("abuf", t), n, ("abuf", rq), channels=1)
         elif op in ("add", "multiply"):
             em.vec("vadd" if op == "add" else "vmul", out, x0, n, x1, comment=tag)
         elif op == "relu":
@@ -69,7 +68,7 @@ def gen_eltwise(em, layer, chunks, dram, lowered, key: str) -> None:
         elif op == "clip":
             em.vec("vclip", out, x0, n, lo=a["lo"], hi=a["hi"], comment=tag)
         elif op == "lut":
-            em.vec("vlut", out, x0, n, ("wbuf", ta), src1_len=256, comment=tag)
+            em.vec("vlut", out, x0, n, ("wbuf", ta), comment=tag)
         act = a.get("act", "none") if op == "add" else "none"
         if act == "relu":
             em.vec("vrelu", out, out, n)

@@ -3,7 +3,7 @@ estimated cycles, memory effects and register needs, and hands it to the hazard 
 
 from __future__ import annotations
 
-from isa.operands import dma_elems, dram_end
+from isa.operands import dma_elems, dram_end, src1_elems
 
 from ...errors import CompilerError
 from ...lower.cost import FIELD_MAX, Hw
@@ -165,16 +165,16 @@ class Emitter:
 
     # ---------------------------------------------------------------- vector
     def vec(self, mnemonic: str, dst: tuple, src0: tuple, length: int, src1: tuple = None,
-            src1_len: int | None = None, comment: str = "", **extra) -> Op:
+            comment: str = "", **extra) -> Op:
         """dst/src0/src1 are (buffer, address); extra fields follow the operands."""
         if not 1 <= length <= FIELD_MAX["len"]:
             raise CompilerError(f"layer '{self.name}': {mnemonic} len={length} outside "
-                                "1..65535 (a lowering bug: please report it)")
+                                f"1..{FIELD_MAX['len']} (a lowering bug: please report it)")
         fields = [("dst", buf(*dst)), ("src0", buf(*src0))]
         reads = [(src0[0], src0[1], src0[1] + length)]
         if src1 is not None:
             fields.append(("src1", buf(*src1)))
-            n1 = length if src1_len is None else src1_len
+            n1 = src1_elems(mnemonic, {"len": length, **extra})  # len, or its table's size
             reads.append((src1[0], src1[1], src1[1] + n1))
         fields.append(("len", length))
         fields += list(extra.items())

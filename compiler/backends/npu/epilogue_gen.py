@@ -47,17 +47,17 @@ class EpilogueCode:
                 # x - x = 0 whatever abuf held, then + mult broadcast (channels=1)
                 em.vec("vsub", ("abuf", vec), ("abuf", vec), self.chunk, ("abuf", vec))
                 em.vec("vbias", ("abuf", vec), ("abuf", vec), self.chunk, ("abuf", src),
-                       src1_len=1, channels=1)
+                       channels=1)
 
     def emit(self, acc: int, out: int, res: int | None, length: int, channels: int, c0: int,
              comment: str) -> None:
         """acc (abuf, int32/fp32) -> out (obuf, int8/fp16); res: the residual tile in obuf."""
         em, e = self.em, self.epi
         em.vec("vbias", ("abuf", acc), ("abuf", acc), length, ("abuf", self.bias + c0),
-               src1_len=channels, channels=channels, comment=comment)
+               channels=channels, comment=comment)
         if e.quantized:
             em.vec("vrequant", ("obuf", out), ("abuf", acc), length, ("abuf", self.rq + 2 * c0),
-                   src1_len=2 * channels, channels=channels, zp=e.out_zp,
+                   channels=channels, zp=e.out_zp,
                    relu=int(e.act == "relu"))
             if e.act == "clip":
                 em.vec("vclip", ("obuf", out), ("obuf", out), length, lo=int(e.act_lo),
@@ -72,7 +72,7 @@ class EpilogueCode:
                            ("abuf", self.scratch))
                     if e.post_act == "relu":  # sat8(max(rs(s), 0)) in one pass, not two
                         em.vec("vrequant", ("obuf", out + o), ("abuf", acc + o), n,
-                               ("abuf", self.mults + 2), src1_len=2, channels=1, relu=1)
+                               ("abuf", self.mults + 2), channels=1, relu=1)
                     else:
                         em.vec("vshr", ("obuf", out + o), ("abuf", acc + o), n,
                                shift=e.add_shift)

@@ -53,8 +53,7 @@ def gen_pool(em, layer, tiles, dram, lowered, key: str) -> None:
             em.pool("vsumpool", ("abuf", sa), ("wbuf", ia), i1 - i0, g.w, cs, count, regs,
                     hw.pool(oh, g.ow, g.kh, g.kw, cs, "vsumpool"), comment=tag)
             if quant:
-                em.vec("vrequant", ("obuf", oa), ("abuf", sa), count, ("abuf", ta), src1_len=2,
-                       channels=1)
+                em.vec("vrequant", ("obuf", oa), ("abuf", sa), count, ("abuf", ta), channels=1)
             else:
                 em.vec("vmul", ("abuf", sa), ("abuf", sa), count, ("abuf", ta))
                 em.vec("vcopy", ("obuf", oa), ("abuf", sa), count)
