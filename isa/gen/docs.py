@@ -103,6 +103,12 @@ def render(spec: IsaSpec, root: Path) -> str:
     for e in spec.enums.values():
         out += [f"### `{e.name}`", "", _esc(e.doc), ""]
         out += _table(["name", "value"], [[f"`{k}`", str(v)] for k, v in e.values.items()]) + [""]
+    out += ["## Buffer element types", "",
+            "What one element of each SRAM buffer is, by the Target's datapath `-dtype` "
+            "(numpy names); the Target's element sizes and the simulator's buffers follow.", ""]
+    out += _table(["buffer", *spec.dtypes, "holds"],
+                  [[f"`{b.name}`", *(b.elem_types[d] for d in spec.dtypes), _esc(b.doc)]
+                   for b in spec.buffers.values()]) + [""]
     out += ["## Configuration registers", "",
             "Written by `cfg` to the queue of a unit of the owner class; reset values hold until "
             "the first write.", ""]

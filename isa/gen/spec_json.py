@@ -33,6 +33,8 @@ def spec_dict(spec: IsaSpec) -> dict:
                                                       for r in spec.timing.values()},
         "classes": spec.classes(),
         "enums": {e.name: {"doc": e.doc, "values": dict(e.values)} for e in spec.enums.values()},
+        "buffers": {b.name: {"elem_types": dict(b.elem_types), "doc": b.doc}
+                    for b in spec.buffers.values()},
         "registers": {r.name: {"index": r.index, "unit": r.unit, "reset": r.reset,
                                "range": list(r.range), "doc": r.doc}
                       for r in spec.registers.values()},
