@@ -23,6 +23,7 @@ from math import ceil
 from typing import Callable
 
 from isa.errors import SpecError
+from isa.operands import cycle_operands
 
 REQUANT_EXTRA_STAGES = 2  # the 32x32 multiplier and the rounding adder of vrequant
 
@@ -98,7 +99,6 @@ def unit_cycles(hw: HwParams, instr, regs, elem_bytes: int = 1) -> int:
     """Uncontended busy cycles of decoded `instr` in its unit, by its spec's rule, with the
     operands isa.operands.cycle_operands derives from its fields and its unit's `regs`
     (`elem_bytes`: bytes of one element of a DMA's buffer)."""
-    from isa.operands import cycle_operands
     return cycles(hw, instr, **cycle_operands(instr, regs, elem_bytes))
 
 

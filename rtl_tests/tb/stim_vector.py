@@ -6,10 +6,11 @@ import numpy as np
 
 from isa.codec import encode_fields
 from isa.semantics import conv_out_size
+from isa.spec import load_spec
 from rtl_tests.tb.stimulus import INT8, INT32, TYPE_RANGE, Case, guarded, ints, place
 
-BUFS = ("ibuf", "wbuf", "abuf", "obuf")
-INT8_BUFS = ("ibuf", "wbuf", "obuf")
+BUFS = load_spec().buffer_names  # ibuf, wbuf, abuf, obuf
+INT8_BUFS = tuple(b for b, t in load_spec().elem_types("int8").items() if t == "int8")
 BINARY = ("vadd", "vsub", "vmul", "vmax", "vmin")
 UNARY = ("vrelu", "vclip", "vshr", "vcopy")
 POOL_REGS = ("pool_kh", "pool_kw", "pool_stride_h", "pool_stride_w",
