@@ -52,7 +52,12 @@ UNIT_CLASS = {u: u.rstrip("0123456789") for u in load_spec().enums["unit"].value
 def core_units(dma_engines: int) -> list[str]:
     """Names of the units of a core with `dma_engines` DMA channels, in the spec's enum order:
     matrix, vector, dma0..dma{k-1}."""
-    return [u for u, c in UNIT_CLASS.items() if c != "dma" or int(u[3:]) < dma_engines]
+    return list(_core_units(dma_engines))
+
+
+@lru_cache(maxsize=None)  # asked once per checked cfg/signal/wait
+def _core_units(dma_engines: int) -> tuple[str, ...]:
+    return tuple(u for u, c in UNIT_CLASS.items() if c != "dma" or int(u[3:]) < dma_engines)
 
 
 def target_units(target) -> list[str]:

@@ -209,12 +209,13 @@ def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: s
     if not grouped:
         in_slots = _fewest(in_slots, lambda k: _loads(order, "in", n_s, n_j, n_q, k), in_loads)
         w_slots = _fewest(w_slots, lambda k: _loads(order, "w", n_s, n_j, n_q, k), w_loads)
-    # matrix: every (row tile, block, slice) conv; sum_s m_s = n * oh * ow
-    full = [hw.conv_passes(g.kh, g.kw, min(cq, cr - q)) for q in range(0, cr, cq)]
-    passes = sum(len(p) for p in full)
-    depth = sum(sum(p) for p in full)
-    fill = hw.rows + hw.cols - 1
-    matrix = n_j * (passes * (g.n * g.oh * g.ow + n_s * fill) + n_s * depth)
+    # matrix: every (row tile, block, slice) conv; sum_s m_s = n * oh * ow. The conv rule is
+    # affine in m, so one slice's n_s row tiles take conv(sum_s m_s) + (n_s - 1) * conv(0)
+    pixels = g.n * g.oh * g.ow
+    slices = [min(cq, cr - q) for q in range(0, cr, cq)]
+    per_slice = {c: hw.conv(pixels, g.kh, g.kw, c, cb) + (n_s - 1) * hw.conv(0, g.kh, g.kw, c, cb)
+                 for c in set(slices)}  # all slices but the last are alike
+    matrix = n_j * sum(per_slice[c] for c in slices)
     vector = n_s * n_j * epi.cycles(hw, acc_tile)
     out_bytes = g.n * g.oh * g.ow * g.cout * eb
     nbytes = (in_loads * in_tile + w_loads * w_tile) * eb + out_bytes * \

@@ -87,8 +87,15 @@ class Hw:
     def cycles(self, mnemonic: str, **operands) -> int:
         """Cycles of one `mnemonic` instruction with these operands (the names its spec
         formula uses: len, m/k/n, bytes/fill, oh/ow/kh/kw/channels, ...)."""
-        ins = (self.spec or load_spec()).instruction(mnemonic)
+        ins = self._instructions.get(mnemonic)
+        if ins is None:
+            ins = self._instructions[mnemonic] = (self.spec or load_spec()).instruction(mnemonic)
         return timing.cycles(self.params, ins, **operands)
+
+    @functools.cached_property
+    def _instructions(self) -> dict:
+        """Spec entries by mnemonic, looked up once (the tile choosers ask for thousands)."""
+        return {}
 
     def gemm(self, m: int, k: int, n: int) -> int:
         return self.cycles("gemm", m=m, k=k, n=n)

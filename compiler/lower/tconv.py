@@ -163,7 +163,8 @@ def choose_tconv(g: ConvGeom, epi: Epilogue, hw: Hw, passes: int | None = None
             if 2 * w_tile > elems["ibuf"] - grid.hg * grid.wg * g.cin:
                 continue
             passes = g.kh * g.kw * kblocks if passes is None else passes
-            matrix = tiles * passes * nblk * (hw.rows + m + hw.rows + hw.cols - 1)
+            pass_cycles = hw.gemm(m, hw.rows, n)  # one gemm pass of a full-depth tap block
+            matrix = tiles * passes * nblk * pass_cycles
             loads = tiles * ceil(passes / group) + tiles * g.kh * g.kw * nblk
             nbytes = (tiles * g.kh * g.kw * g.cin * grid.positions + g.weights_bytes(eb)
                       + 2 * grid.hg * grid.wg * g.cin + 8 * grid.positions * g.cout
@@ -176,7 +177,7 @@ def choose_tconv(g: ConvGeom, epi: Epilogue, hw: Hw, passes: int | None = None
             # the blocks' last passes (from resident weights) overlap all but the last one's
             epi_block = 2 * hw.dma(n * m * 4) + epi.cycles(hw, n * m) + hw.dma(n * m * eb)
             resident = (elems["ibuf"] - grid.hg * grid.wg * g.cin - 2 * w_tile) // (m * hw.rows)
-            hidden = min(passes - 1, max(0, resident)) * (hw.rows + m + hw.rows + hw.cols - 1)
+            hidden = min(passes - 1, max(0, resident)) * pass_cycles
             tail = epi_block + (nblk - 1) * max(0, epi_block - hidden)
             total = max(matrix + 8 * passes * nblk * tiles, dma, vector) + start + tail
             # a weight load costs its DMA and about three sync instructions
