@@ -162,6 +162,9 @@ def dma_fill(hw: HwParams, fill_elems: int) -> int:
     """ceil(fill / F): cycles of the zero-fill walker (0 when the load has no padding)."""
     if not fill_elems:
         return 0
+    if hw.dma_fill_lanes is None:
+        raise ValueError(f"a DMA zero fill of {fill_elems} elements on a machine without a fill "
+                         "walker (dma_fill_lanes=None: a cpu/gpu stand-in); only npu Targets pad")
     return ceil(fill_elems / hw.dma_fill_lanes)
 
 
