@@ -10,8 +10,6 @@ from typing import Mapping
 
 from isa.semantics import conv_out_size
 
-PADS = ("pad_top", "pad_bottom", "pad_left", "pad_right")  # a DMA load's zero-fill fields
-
 # src1 of these vector instructions is a per-channel table, not a vector of len elements
 _SRC1_TABLES = {"vrequant": (lambda f: 2 * f["channels"], "2*channels (mult, shift)"),
                 "vbias": (lambda f: f["channels"], "channels"),
@@ -46,8 +44,9 @@ def dma_elems(fields: Mapping[str, int], planes: int) -> tuple[int, int, int]:
     planes x (pad_top + rows + pad_bottom) x (pad_left + cols + pad_right); the zero fill
     walks that whole tile when the load has any padding, and nothing otherwise (a store, or a
     load without padding, writes no zeros)."""
-    rows, cols = fields["rows"], fields["cols"]
-    pt, pb, pl, pr = (fields.get(k, 0) for k in PADS)
+    rows, cols, get = fields["rows"], fields["cols"], fields.get
+    pt, pb = get("pad_top", 0), get("pad_bottom", 0)  # a store has no pad fields
+    pl, pr = get("pad_left", 0), get("pad_right", 0)
     sram = planes * (pt + rows + pb) * (pl + cols + pr)
     return planes * rows * cols, sram, sram if pt or pb or pl or pr else 0
 

@@ -88,8 +88,9 @@ class Unit:
 
     def signal(self, instr):
         sem = check_semaphore(self.core.state, instr)
-        # the increment is visible at the end of the instruction's cycles
-        yield self.env.timeout(timing.cycles(self.core.state.hw, instr))
+        # the increment is visible at the end of the instruction's cycles (its spec rule,
+        # looked up directly: signal/wait are most of a double-buffered stream)
+        yield self.env.timeout(timing.RULES[instr.spec.timing](self.core.state.hw))
         box = self.core.semaphores[sem]
         if box.level >= box.capacity:
             raise SyncFault(f"semaphore sem={sem} overflows its capacity of {box.capacity}",
@@ -109,5 +110,5 @@ class Unit:
             self.counters["stall_token"] += stall
             self.waiting = None
         # its cycles (one: the sync rule) count once the semaphore is positive
-        yield self.env.timeout(timing.cycles(self.core.state.hw, instr))
+        yield self.env.timeout(timing.RULES[instr.spec.timing](self.core.state.hw))
         return None, stall
