@@ -1,4 +1,4 @@
-"""npusim: the SimPy discrete-event, cycle-level NPU model, its runtime, the flow API and the CLI."""
+"""npusim: the SimPy cycle-level NPU model, its runtime, the flow API (npusim.flow) and the CLI."""
 
 from isa.errors import NpusimError
 
