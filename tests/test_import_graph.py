@@ -1,5 +1,8 @@
 """The dependency rules of ARCHITECTURE.md, read from the source: every import of every module of
-isa, compiler and npusim (function-level ones and importlib.import_module("...") included).
+isa, compiler and npusim, function-level ones included.
+
+A string that is exactly a module name (or "module:Class") counts as an import of it:
+that is how the CLI's subcommand table and the backend registry name what importlib loads.
 
 Two granularities. Components: isa, compiler, the npusim model (npusim's own modules: units,
 exec, memories, simulate, faults ...), npusim.runtime, npusim.flow, npusim.hw, npusim.cli and
@@ -10,6 +13,7 @@ compiler's internal layering (ir, ops, passes, lower, backends) is its own busin
 that its backends sit on top: nothing else in the compiler imports them."""
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -18,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("isa", "compiler", "npusim")
 ENTRY = "npusim.__main__"  # `python -m npusim`: the one module allowed to import the CLI
 MODEL_PARTS = ("exec", "units")  # the model's subpackages; other npusim ones are components
+_DOTTED = re.compile(r"(isa|compiler|npusim)(\.\w+)+(:\w+)?")
 ALLOWED = {  # component -> what it may import (besides itself)
     "isa": set(),
     "compiler": {"isa"},
@@ -43,10 +48,11 @@ def _modules() -> dict:
     return out
 
 
-def _imported(name: str, path: Path, is_pkg: bool) -> set:
-    """Every module name `name` imports, as written (absolute)."""
+def _imported(name: str, path: Path, is_pkg: bool) -> tuple:
+    """(every module name `name` imports, as written (absolute); the strings that may name a
+    module)."""
     package = name if is_pkg else name.rpartition(".")[0]
-    found = set()
+    found, named = set(), set()
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
@@ -58,10 +64,12 @@ def _imported(name: str, path: Path, is_pkg: bool) -> set:
                 module = node.module
             found.add(module)
             found.update(f"{module}.{a.name}" for a in node.names)  # `from pkg import module`
-        elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "import_module" \
-                and node.args and isinstance(node.args[0], ast.Constant):
-            found.add(node.args[0].value)
-    return found
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                and _DOTTED.fullmatch(node.value):
+            # a module named in a string, imported later by importlib: the CLI's subcommand
+            # table, the backend registry's "module:Class" built-ins
+            named.add(node.value.partition(":")[0])
+    return {name for name in found if name}, named
 
 
 def import_graph() -> dict:
@@ -69,8 +77,9 @@ def import_graph() -> dict:
     mods = _modules()
     out = {}
     for name, (path, is_pkg) in mods.items():
-        deps = set()
-        for text in _imported(name, path, is_pkg):
+        imports, named = _imported(name, path, is_pkg)
+        deps = {text for text in named if text in mods and text != name}
+        for text in imports:
             parts = text.split(".")
             while parts and ".".join(parts) not in mods:
                 parts.pop()
@@ -169,8 +178,10 @@ def test_the_compiler_backends_sit_on_top_of_the_compiler(graph):
             and d.startswith("compiler.backends")] == []
 
 
-def test_the_graph_sees_function_level_and_relative_imports(graph):
-    # run_cmd imports npusim.flow inside run(); compiler.backends.cpu uses `from .. import`
+def test_the_graph_sees_function_level_relative_and_named_imports(graph):
+    # run_cmd imports npusim.flow inside run(); compiler.backends.cpu uses `from .. import`;
+    # main names its subcommand modules for importlib
     assert "npusim.flow" in graph["npusim.cli.run_cmd"]
+    assert "npusim.cli.run_cmd" in graph["npusim.cli.main"]
     assert "compiler.backends" in graph["compiler.backends.cpu"]
     assert "compiler.backends.cpu.target" in graph["compiler.backends"]

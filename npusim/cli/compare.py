@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from npusim.cli.main import UsageError
+from npusim.cli.errors import UsageError
 
 DEFAULT_TAGS = {"cpu": "cpu-host", "gpu": "gpu-a100"}
 BUSY = 1.3  # wall time over CPU time above which the table says the host was busy

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from npusim.cli.main import UsageError
+from npusim.cli.errors import UsageError
 from npusim.cli.options import DEFAULT_TARGET, target_arg
 
 

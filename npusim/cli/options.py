@@ -3,7 +3,7 @@ message, and the trace file."""
 
 from __future__ import annotations
 
-from npusim.cli.main import UsageError
+from npusim.cli.errors import UsageError
 from npusim.flow import DEFAULT_TARGET
 
 DEFAULT_MODEL = "resnet18"

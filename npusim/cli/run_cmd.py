@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 from npusim.cli.compare import add_arguments as add_compare_arguments
-from npusim.cli.main import UsageError
-from npusim.cli.options import (DEFAULT_MODEL, DEFAULT_TARGET, npu_target_arg, save_trace)
+from npusim.cli.errors import UsageError
+from npusim.cli.options import DEFAULT_MODEL, DEFAULT_TARGET, npu_target_arg, save_trace
 
 
 def register(subparsers) -> None:

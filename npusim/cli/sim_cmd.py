@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 
-from npusim.cli.main import UsageError
+from npusim.cli.errors import UsageError
 
 
 def register(subparsers) -> None:
@@ -50,7 +50,7 @@ def _positive(text: str) -> int:
 
 def run(args) -> int:
     # a fault is the Device API's RunFault and an assembly error a DeviceError caused by it:
-    # npusim.cli.main.report prints both in their own formats
+    # npusim.cli.errors.report prints both in their own formats
     from npusim.runtime import Device, check_compatible
     from npusim.runtime.loader import read_program
 

@@ -8,7 +8,7 @@ import json
 from collections.abc import Mapping
 
 from isa.target import TARGET_TAGS, Target, TargetError, get_target_kind
-from npusim.cli.main import fail
+from npusim.cli.errors import fail
 
 KEY_ATTRS = 4  # kinds declare their attributes most important first; the listing shows these
 

@@ -15,7 +15,7 @@ def test_every_specific_error_is_under_the_root():
     from isa.checks import TargetCheckError
     from isa.errors import DecodeError, EncodingError, IsaError, NpusimError, SpecError
     from isa.target import TargetError
-    from npusim.cli.main import UsageError
+    from npusim.cli.errors import UsageError
     from npusim.faults import (CycleLimitExceeded, DeadlockError, IllegalInstructionError,
                                InputError, MemoryFault, SimulationFault, SyncFault)
     from npusim.flow import FlowError
