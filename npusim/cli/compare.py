@@ -25,6 +25,8 @@ def add_arguments(parser) -> None:
 def parse_compare(spec: str, model: str) -> list:
     """'cpu,gpu-h100' -> [(label, Target), ...]; a bad list is a one-line error."""
     from isa.target import Target, TargetError
+    from npusim.cli.options import all_target_kinds
+    all_target_kinds()
     if Path(model).is_dir():
         raise UsageError(f"--compare needs a model (zoo name or .onnx) to build for the other "
                          f"backends; '{model}' is an artifact directory")

@@ -7,12 +7,21 @@ from npusim.cli.errors import UsageError
 from npusim.flow import DEFAULT_TARGET
 
 DEFAULT_MODEL = "resnet18"
-__all__ = ["DEFAULT_MODEL", "DEFAULT_TARGET", "target_arg", "npu_target_arg", "save_trace"]
+__all__ = ["DEFAULT_MODEL", "DEFAULT_TARGET", "all_target_kinds", "target_arg",
+           "npu_target_arg", "save_trace"]
+
+
+def all_target_kinds() -> None:
+    """Register every Target kind of the product before a target is parsed or listed: the cpu
+    and gpu kinds come with their backends, found through the npusim.target_kinds entry points
+    where the package is installed; importing the backends also serves a bare checkout."""
+    import compiler.backends  # noqa: F401
 
 
 def target_arg(text):
     """-t TEXT as a Target; a bad one is a one-line error naming the flag."""
     from isa.target import Target, TargetError
+    all_target_kinds()
     try:
         return Target.create(text)
     except TargetError as e:

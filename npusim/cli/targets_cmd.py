@@ -93,6 +93,8 @@ def _parse(tokens: list[str]) -> Target:
 
 
 def run(args) -> int:
+    from npusim.cli.options import all_target_kinds
+    all_target_kinds()
     tokens = list(args.target)
     as_json = args.json or "--json" in tokens  # REMAINDER keeps a trailing --json
     tokens = [t for t in tokens if t != "--json"]

@@ -65,3 +65,12 @@ def test_the_entry_points_name_the_backends_kind_modules():
         print(list_tags('cpu'), list_tags('gpu'), Target.create('gpu-a100').arch)
     """)
     assert out == "['cpu-host'] ['gpu-t4', 'gpu-a100', 'gpu-h100'] sm_80"
+
+
+def test_the_installed_metadata_has_the_entry_points():
+    """Fails where the package was installed before the entry points existed: pip install -e ."""
+    out = python("""
+        from isa.target import Target
+        print(Target.create('gpu-a100').kind, Target.create('cpu-host').kind)
+    """)
+    assert out == "gpu cpu"
