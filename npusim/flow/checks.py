@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-import numpy as np
-
 from npusim.flow.errors import FlowError
 from npusim.flow.inputs import device_inputs as host_inputs
 
@@ -55,31 +53,14 @@ def verify(compiled, outputs, feeds: dict | None = None,
 
 
 def _check(compiled, feeds: dict, dev_in: dict, outputs: dict) -> Verification:
-    from compiler.metrics import snr_db, top1_agreement
-    from compiler.reference import run_float, run_onnxruntime
-    art = compiled.artifact
-    try:
-        ref = run_onnxruntime(compiled.float_graph, feeds)
-        ref_name = "onnxruntime"
-    except Exception:  # noqa: BLE001 - an op onnxruntime lacks: fall back, and say so
-        ref = run_float(compiled.float_graph, feeds)
-        ref_name = "numpy float reference"
-    bit_exact = None
-    if compiled.quantized:
-        want = compiled.module.run_int(dev_in)
-        bit_exact = all(np.array_equal(outputs[e.name], want[e.name]) for e in art.outputs)
-        got = compiled.module.dequantize_outputs(outputs)
-    else:
-        got = {}
-        for e in art.outputs:
-            y = outputs[e.name].astype(np.float32)
-            for kind, arg in e.post:
-                if kind == "softmax":
-                    from compiler.ops.elementwise import softmax
-                    y = softmax(y, arg)
-            got[e.model_name] = y
-    snr = min(snr_db(ref[k], got[k]) for k in ref)
-    top1 = min(top1_agreement(ref[k], got[k]) for k in ref)
-    verified = bool(bit_exact) if compiled.quantized else snr >= FP16_SNR_DB
-    return Verification(verified=verified, bit_exact=bit_exact, snr_db=snr, top1_agree=top1,
-                        reference=ref_name)
+    from compiler.host import HostOutput
+    from compiler.verify import verify_run
+    specs = [HostOutput.of(e) for e in compiled.artifact.outputs]
+    quantized = compiled.quantized
+    r = verify_run(compiled.float_graph, specs, feeds, outputs,
+                   module=compiled.module if quantized else None,
+                   dev_in=dev_in if quantized else None)
+    snr = r["snr_db"]
+    verified = bool(r["bit_exact"]) if quantized else snr >= FP16_SNR_DB
+    return Verification(verified=verified, bit_exact=r["bit_exact"], snr_db=snr,
+                        top1_agree=r["top1_agree"], reference=r["reference"])
