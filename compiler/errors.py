@@ -5,8 +5,10 @@ from __future__ import annotations
 import difflib
 from typing import Iterable
 
+from isa.errors import NpusimError
 
-class CompilerError(Exception):
+
+class CompilerError(NpusimError):
     """Base class of every error the compiler raises on purpose."""
 
 
@@ -32,6 +34,10 @@ class PassError(CompilerError):
 
 class ZooError(CompilerError):
     """An unknown model name or an illegal model parameter."""
+
+
+class BackendError(CompilerError):
+    """A backend's toolchain or device failed: the C compiler, nvcc, a CUDA launch or copy."""
 
 
 def did_you_mean(word: str, known: Iterable[str]) -> str:

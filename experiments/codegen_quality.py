@@ -14,10 +14,8 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 
-from npusim.cli.report import summary
-from npusim.cli.run_cmd import compile_model, execute
+from npusim import flow
 
 REWRITES = {"all rewrites": {}, "no swapped roles": {"swap": False},
             "no space-to-depth": {"s2d": False}, "no column folding": {"fold": False},
@@ -25,10 +23,9 @@ REWRITES = {"all rewrites": {}, "no swapped roles": {"swap": False},
 
 
 def measure(model: str, target: str, resolution: int, rewrites: dict) -> tuple:
-    t0 = time.perf_counter()
-    compiled = compile_model(model, target, resolution, rewrites=rewrites, num_calib=1)
-    result, _ = execute(compiled.artifact, None, target, timing_only=True)
-    return compiled, summary(compiled, result, None, model, time.perf_counter() - t0)
+    compiled = flow.compile(model, target, resolution=resolution, rewrites=rewrites,
+                            num_calib=1)
+    return compiled, flow.simulate(compiled, timing_only=True).to_json()
 
 
 def why(row: dict, lay) -> str:
@@ -59,7 +56,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     compiled, s = measure(args.model, args.target, args.resolution, {})
-    lowered = {lay.name: lay for lay in compiled.lowered.layers}
+    lowered = {lay.name: lay for lay in compiled.built.lowered.layers}
     rows = sorted(s["layers"], key=lambda r: r["roofline_cycles"] - r["cycles"])
     print(f"{args.model} at {args.resolution} on {args.target}: {s['cycles']:,} cycles, "
           f"roofline {s['roofline_cycles']:,.0f} -> {s['roofline_ratio']:.3f}x "

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from rtl_tests.params import UNITS
+from npusim.hw.rtl_params import UNITS
 
 ROOT = Path(__file__).resolve().parents[1]
 ROWS = ROOT / "sim_build" / "rtl_tests"

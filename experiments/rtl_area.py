@@ -1,13 +1,13 @@
-"""Relative area of the RTL units: Yosys generic-gate cell counts per configuration.
+"""Relative area of the RTL units: the Yosys synthesis sweep that writes the cell-count table.
 
-    python -m experiments.rtl_area                 # the default sweep -> results/rtl_area.csv
+    python -m experiments.rtl_area                 # the default sweep -> npusim/hw/rtl_area.csv
     python -m experiments.rtl_area --target "npu -array=32x32 -vector-lanes=32"   # add a Target
 
 Each unit is synthesized with `synth -top <unit>` (hierarchical: a PE or a vector lane is
 synthesized once and counted per instance) into Yosys's internal gate library, no cell library,
 no SRAM macros: the buffers are not part of any unit. Cell counts rank configurations; they
-are not mm^2 (docs/rtl.md). The DSE reads them with `rtl_area(unit, **params)` or
-`core_area(target)`.
+are not mm^2 (docs/rtl.md). The table ships with the package: the DSE reads it with
+npusim.hw.area's `rtl_area(unit, **params)` or `core_area(target)`.
 """
 
 from __future__ import annotations
@@ -23,20 +23,18 @@ from pathlib import Path
 
 import pandas as pd
 
-from isa.target import Target
-from rtl_tests.params import UNIT_SOURCES, UNIT_TOPS, UNITS, unit_params
+from npusim.hw.area import CSV, PARAM_COLUMNS, config_text
+from npusim.hw.rtl_params import UNIT_SOURCES, UNIT_TOPS, unit_params
 
 ROOT = Path(__file__).resolve().parents[1]
 RTL = ROOT / "rtl"
-CSV = ROOT / "experiments" / "results" / "rtl_area.csv"
 
-# The sweep, as Targets: each unit's HDL parameters come from them (rtl_tests.params).
+# The sweep, as Targets: each unit's HDL parameters come from them (npusim.hw.rtl_params).
 SWEEP = {
     "matrix": ["npu -array=4x4", "npu -array=8x8", "npu -array=16x16"],
     "vector": ["npu -vector-lanes=4", "npu -vector-lanes=16", "npu -vector-lanes=64"],
     "dma": ["npu-tiny", "npu-edge", "npu-server"],
 }
-PARAM_COLUMNS = ["R", "C", "L", "P", "BW", "SETUP", "PAD_LANES"]
 TIMEOUT_S = 900
 
 _CELLS = re.compile(r"^\s+Number of cells:\s+(\d+)", re.M)
@@ -84,10 +82,6 @@ def synthesize(unit: str, params: dict, timeout_s: int = TIMEOUT_S) -> dict:
     return {**parse_stat(text), "seconds": round(time.monotonic() - start, 1)}
 
 
-def config_text(params: dict) -> str:
-    return " ".join(f"{k}={v}" for k, v in params.items())
-
-
 def run_sweep(jobs: list[tuple[str, str]], timeout_s: int) -> pd.DataFrame:
     rows = []
     for unit, target in jobs:
@@ -116,37 +110,6 @@ def save(table: pd.DataFrame, path: Path = CSV) -> pd.DataFrame:
     path.parent.mkdir(parents=True, exist_ok=True)
     table.sort_values(["unit", "cells"]).to_csv(path, index=False)
     return table
-
-
-def rtl_area(unit: str, csv: Path = CSV, **params) -> int:
-    """Generic-gate cells of `unit` ("matrix", "vector", "dma") with these HDL parameters,
-    e.g. rtl_area("matrix", R=8, C=8); parameters left out match any value."""
-    if not csv.exists():
-        raise FileNotFoundError(f"{csv} does not exist; run `python -m experiments.rtl_area`")
-    table = pd.read_csv(csv)
-    rows = table[table["unit"] == unit]
-    for k, v in params.items():
-        if k not in rows:
-            raise KeyError(f"{unit} has no parameter {k}; its parameters: "
-                           f"{', '.join(c for c in PARAM_COLUMNS if rows[c].notna().any())}")
-        rows = rows[rows[k] == v]
-    if rows.empty:
-        known = "; ".join(table.loc[table["unit"] == unit, "config"])
-        raise KeyError(f"no area for {unit} {config_text(params)}; synthesized: {known or 'none'}; "
-                       f"hint: python -m experiments.rtl_area --target '<a target with it>'")
-    if len(rows) > 1:
-        raise KeyError(f"{len(rows)} {unit} configurations match {config_text(params)}: "
-                       f"{'; '.join(rows['config'])}; give more parameters")
-    return int(rows["cells"].iloc[0])
-
-
-def core_area(target, csv: Path = CSV) -> dict:
-    """Cells of one core's units for a Target: matrix + vector + one DMA per dma engine."""
-    t = Target.create(target)
-    parts = {u: rtl_area(u, csv, **unit_params(u, t)) for u in UNITS}
-    parts["dma"] *= t.dma_engines
-    parts["total"] = sum(parts.values())
-    return parts
 
 
 def main(argv=None) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from isa.asm import format_instruction
+from isa.errors import NpusimError
 
 
 def disassemble(instr) -> str:
@@ -10,7 +11,7 @@ def disassemble(instr) -> str:
     return "" if instr is None else format_instruction(instr)
 
 
-class SimulationFault(Exception):
+class SimulationFault(NpusimError):
     """A run stopped: `reason`, plus where it happened (core, unit, instruction index, text)."""
 
     def __init__(self, reason: str, *, core: int | None = None, unit: str | None = None,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rtl_tests.params import UNIT_SOURCES, tb_params
+from npusim.hw.rtl_params import UNIT_SOURCES, tb_params
 
 ROOT = Path(__file__).resolve().parents[1]
 RTL = ROOT / "rtl"

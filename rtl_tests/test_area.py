@@ -1,4 +1,5 @@
-"""experiments/rtl_area.py: Yosys stat parsing, the CSV lookup the DSE uses, a real synthesis."""
+"""experiments/rtl_area.py's Yosys stat parsing and synthesis, and npusim.hw.area: the CSV
+lookup the DSE uses."""
 
 import shutil
 
@@ -6,7 +7,8 @@ import pandas as pd
 import pytest
 
 from experiments.rtl_agreement import summarize
-from experiments.rtl_area import core_area, parse_stat, rtl_area, save, synthesize
+from experiments.rtl_area import parse_stat, save, synthesize
+from npusim.hw.area import core_area, rtl_area
 
 STAT = """
 === systolic_pe ===

@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from rtl_tests.params import UNIT_SOURCES, UNIT_TOPS, UNITS, unit_params
+from npusim.hw.rtl_params import UNIT_SOURCES, UNIT_TOPS, UNITS, unit_params
 from rtl_tests.runner import COMMON, RTL
 
 TARGETS = ("npu-tiny", "npu-edge", "npu-server")

@@ -32,3 +32,10 @@ def get_backend(target) -> Backend:
 def build(model, target="npu-edge", **options):
     """Compile `model` (zoo name, .onnx path, Graph, or QuantizedModule) for `target`."""
     return REGISTRY.build(model, target, **options)
+
+
+# the cpu and gpu backends bring their Target kinds: registered with the backends, so a process
+# that builds through this package has them even where the npusim.target_kinds entry points
+# (pyproject.toml) are not installed; last, for the backends import register_backend
+from .cpu import target as _cpu_target  # noqa: E402,F401
+from .gpu import target as _gpu_target  # noqa: E402,F401

@@ -8,6 +8,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Optional
 
+from isa.errors import NpusimError
+
 SHAPE2D = "shape2d"  # "RxC" in strings, a (rows, cols) tuple in Python
 
 _SHAPE_RE = re.compile(r"^(\d+)\s*[xX]\s*(\d+)$")
@@ -25,7 +27,7 @@ _EXPECTED = {
 RangeHint = Callable[["Attr", bool], Optional[str]]
 
 
-class TargetError(ValueError):
+class TargetError(NpusimError, ValueError):
     """A target string, dict, kind, tag or attribute value is invalid."""
 
 

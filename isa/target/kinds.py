@@ -1,4 +1,5 @@
-"""Target kinds (npu, cpu, gpu): their declared attributes, derived values, and registry."""
+"""Target kinds: the registry, and the npu kind (cpu and gpu are registered by their backends,
+compiler/backends/cpu|gpu/target.py, found through isa.target.plugins)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,6 +10,7 @@ import numpy as np
 
 from ..spec import load_spec
 from .attrs import SHAPE2D, Attr, TargetError, suggest
+from .plugins import load_plugins
 
 _RESERVED = ("kind", "tag")  # keys that to_dict/from_dict use for themselves
 
@@ -54,15 +56,23 @@ def register_target_kind(name: str, attrs: Sequence[Attr], derive=None, doc: str
     return kind
 
 
+def lookup_kind(name: str) -> Optional[TargetKind]:
+    """The kind registered under `name`, or None; loads no plugin."""
+    return _KINDS.get(name)
+
+
 def get_target_kind(name: str) -> TargetKind:
-    try:
-        return _KINDS[name]
-    except KeyError:
-        raise TargetError(f"unknown target kind '{name}'"
-                          + suggest(name, list_target_kinds())) from None
+    kind = _KINDS.get(name)
+    if kind is None:
+        load_plugins()
+        kind = _KINDS.get(name)
+    if kind is None:
+        raise TargetError(f"unknown target kind '{name}'" + suggest(name, list_target_kinds()))
+    return kind
 
 
 def list_target_kinds() -> list:
+    load_plugins()
     return sorted(_KINDS)
 
 
@@ -140,55 +150,4 @@ NPU_ATTRS = (
     Attr("static-mw", float, 50.0, min=0.0, doc="static (leakage) power", unit="mW"),
 )
 
-# ---- cpu / gpu: roofline-level descriptions ------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CpuDerived:
-    peak_flops: float
-    mem_bytes_per_s: float
-    cycle_ns: float
-
-
-@dataclass(frozen=True)
-class GpuDerived:
-    peak_flops: float
-    peak_flops_fp16: float
-    mem_bytes_per_s: float
-    launch_s: float
-
-
-CPU_ATTRS = (
-    # A fixed default (not os.cpu_count()) keeps tags and their strings deterministic.
-    Attr("cores", int, 2, 1, 256, doc="cores used", unit="cores"),
-    Attr("vector-bits", int, 256, choices=(128, 256, 512), doc="SIMD width", unit="bits"),
-    Attr("freq-mhz", int, 3000, 1, 10000, doc="clock frequency", unit="MHz"),
-    Attr("peak-gflops", float, 100.0, 0.001, 1e6, doc="peak fp32 throughput", unit="GFLOP/s"),
-    Attr("mem-bw-gbs", float, 20.0, 0.001, 1e5, doc="memory bandwidth", unit="GB/s"),
-    Attr("l2-kb", int, 1024, 1, 1 << 20, doc="L2 cache size", unit="KiB"),
-    Attr("openmp", bool, False, doc="parallelize generated C with OpenMP"),
-    Attr("march", str, "native", doc="C compiler -march value"),
-)
-
-GPU_ATTRS = (
-    Attr("peak-tflops", float, 19.5, 0.001, 1e5, doc="peak fp32 throughput", unit="TFLOP/s"),
-    Attr("peak-tflops-fp16", float, 312.0, 0.001, 1e5, doc="peak fp16 throughput", unit="TFLOP/s"),
-    Attr("mem-bw-gbs", float, 1555.0, 0.001, 1e6, doc="memory bandwidth", unit="GB/s"),
-    Attr("sms", int, 108, 1, 4096, doc="streaming multiprocessors", unit="SMs"),
-    Attr("launch-us", float, 5.0, 0.0, 1e6, doc="kernel launch overhead", unit="us"),
-    Attr("smem-kb", int, 48, 1, 1024, doc="shared memory per block", unit="KiB"),
-    Attr("arch", str, "sm_80", doc="CUDA architecture (nvcc -arch)"),
-)
-
-def _derive_cpu(a: Mapping[str, Any]) -> CpuDerived:
-    return CpuDerived(a["peak_gflops"] * 1e9, a["mem_bw_gbs"] * 1e9, 1000.0 / a["freq_mhz"])
-
-
-def _derive_gpu(a: Mapping[str, Any]) -> GpuDerived:
-    return GpuDerived(a["peak_tflops"] * 1e12, a["peak_tflops_fp16"] * 1e12,
-                      a["mem_bw_gbs"] * 1e9, a["launch_us"] * 1e-6)
-
-
 register_target_kind("npu", NPU_ATTRS, _derive_npu, "simulated NPU: systolic array + vector unit")
-register_target_kind("cpu", CPU_ATTRS, _derive_cpu, "host CPU via generated C")
-register_target_kind("gpu", GPU_ATTRS, _derive_gpu, "CUDA GPU (real where present, else roofline)")

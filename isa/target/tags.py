@@ -1,12 +1,15 @@
-"""Named target presets (TVM-style tags): a kind plus validated attribute overrides."""
+"""Named target presets (TVM-style tags): a kind plus validated attribute overrides; the npu tags
+(the cpu and gpu tags come with their kinds, from their backends)."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Mapping, Optional
 
 from .attrs import Attr, TargetError, suggest
-from .kinds import get_target_kind, list_target_kinds
+from .kinds import get_target_kind, lookup_kind
+from .plugins import load_plugins
 
 
 @dataclass(frozen=True)
@@ -17,22 +20,53 @@ class TargetTag:
     description: str
 
 
-TARGET_TAGS: dict = {}
+_TAGS: dict = {}
+
+
+class _Tags(Mapping):
+    """Every registered tag, in registration order; reading it loads the plugin kinds first
+    (a name already registered is answered without them)."""
+
+    def __getitem__(self, name: str) -> TargetTag:
+        if name not in _TAGS:
+            load_plugins()
+        return _TAGS[name]
+
+    def __contains__(self, name: object) -> bool:
+        if name not in _TAGS:
+            load_plugins()
+        return name in _TAGS
+
+    def __iter__(self) -> Iterator[str]:
+        load_plugins()
+        return iter(list(_TAGS))
+
+    def __len__(self) -> int:
+        load_plugins()
+        return len(_TAGS)
+
+
+TARGET_TAGS: Mapping[str, TargetTag] = _Tags()
 
 
 def register_tag(name: str, kind: str, attrs: Mapping[str, Any], description: str,
                  override: bool = False) -> TargetTag:
     spec = get_target_kind(kind)
-    if name in list_target_kinds():
+    if lookup_kind(name) is not None:
         raise TargetError(f"tag '{name}' would shadow the target kind of the same name; "
                           "pick another name")
-    if name in TARGET_TAGS and not override:
+    if name in _TAGS and not override:
         raise TargetError(f"target tag '{name}' is already registered; "
                           "pass override=True to replace it")
     values = {spec.attr(k).key: spec.attr(k).coerce(v, kind) for k, v in attrs.items()}
     tag = TargetTag(name, kind, MappingProxyType(values), description)
-    TARGET_TAGS[name] = tag
+    _TAGS[name] = tag
     return tag
+
+
+def lookup_tag(name: str) -> Optional[TargetTag]:
+    """The tag registered under `name`, or None; loads no plugin."""
+    return _TAGS.get(name)
 
 
 def get_tag(name: str) -> TargetTag:
@@ -66,10 +100,3 @@ register_tag("npu-server", "npu", dict(
     array=(32, 32), vector_lanes=64, dma_engines=4, num_cores=4, ibuf_kb=512, wbuf_kb=512,
     abuf_kb=1024, obuf_kb=256, dram_mb=4096, dram_bw=64, dram_latency=200, freq_mhz=1500),
     "4 cores of 32x32 arrays sharing 64 B/cycle DRAM")
-register_tag("cpu-host", "cpu", dict(march="native"), "the host CPU, C compiled with -march=native")
-register_tag("gpu-t4", "gpu", dict(arch="sm_75", peak_tflops=8.1, peak_tflops_fp16=65.0,
-                                   mem_bw_gbs=320.0, sms=40), "NVIDIA T4 (Turing)")
-register_tag("gpu-a100", "gpu", dict(arch="sm_80", peak_tflops=19.5, peak_tflops_fp16=312.0,
-                                     mem_bw_gbs=1555.0, sms=108), "NVIDIA A100 40GB (Ampere)")
-register_tag("gpu-h100", "gpu", dict(arch="sm_90", peak_tflops=67.0, peak_tflops_fp16=989.0,
-                                     mem_bw_gbs=3350.0, sms=132), "NVIDIA H100 SXM (Hopper)")

@@ -8,8 +8,9 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from .attrs import SHAPE2D, TargetError, suggest
-from .kinds import TargetKind, get_target_kind, list_target_kinds
-from .tags import TARGET_TAGS, list_tags, range_hint
+from .kinds import TargetKind, get_target_kind, list_target_kinds, lookup_kind
+from .plugins import load_plugins
+from .tags import list_tags, lookup_tag, range_hint
 
 _OPTION_RE = re.compile(r"^--?([A-Za-z][\w-]*)=(.*)$")
 
@@ -19,11 +20,15 @@ def _resolve(name: str) -> tuple:
     if not isinstance(name, str):
         raise TargetError(f"a target kind or tag is a name such as 'npu' or 'npu-edge', "
                           f"not {name!r} ({type(name).__name__})")
-    if name in TARGET_TAGS:
-        tag = TARGET_TAGS[name]
-        return get_target_kind(tag.kind), tag
-    if name in list_target_kinds():
-        return get_target_kind(name), None
+    for attempt in range(2):  # the registered names, then again with the plugin kinds loaded
+        tag = lookup_tag(name)
+        if tag is not None:
+            return get_target_kind(tag.kind), tag
+        kind = lookup_kind(name)
+        if kind is not None:
+            return kind, None
+        if attempt == 0:
+            load_plugins()
     kinds = list_target_kinds()
     raise TargetError(f"unknown target kind '{name}'" + suggest(name, kinds, kinds + list_tags())
                       + f"; tags: {', '.join(list_tags())}")

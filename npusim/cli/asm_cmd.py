@@ -7,7 +7,7 @@ from pathlib import Path
 
 from isa.asm import AsmError, ContainerError, Program, assemble_file, disassemble
 from isa.errors import IsaError
-from npusim.cli.main import fail
+from npusim.cli.errors import fail
 
 
 def register(subparsers) -> None:

@@ -1,14 +1,12 @@
-"""CPU and GPU baselines for the CLI: `npusim run MODEL --compare cpu,gpu` runs the same model
-(the same quantized graph) through the cpu/gpu backends next to the simulated NPU, and
-`npusim compile MODEL -t cpu-host -o DIR` writes the C sources and the built library to DIR
-(CUDA sources: compiler.backends.build(model, "gpu-a100", out_dir=DIR))."""
+"""`npusim run MODEL --compare cpu,gpu`: the flag, its parsing, and the comparison table; the
+baselines themselves are npusim.flow.compare (the same quantized graph through the cpu/gpu
+backends, next to the simulated NPU)."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
-from npusim.cli.main import fail
+from npusim.cli.errors import UsageError
 
 DEFAULT_TAGS = {"cpu": "cpu-host", "gpu": "gpu-a100"}
 BUSY = 1.3  # wall time over CPU time above which the table says the host was busy
@@ -24,12 +22,14 @@ def add_arguments(parser) -> None:
              "device exists, otherwise estimated by its roofline (and labelled so)")
 
 
-def parse_compare(spec: str, model: str) -> tuple:
-    """'cpu,gpu-h100' -> ([(label, Target), ...], None) or (None, error message)."""
+def parse_compare(spec: str, model: str) -> list:
+    """'cpu,gpu-h100' -> [(label, Target), ...]; a bad list is a one-line error."""
     from isa.target import Target, TargetError
+    from npusim.cli.options import all_target_kinds
+    all_target_kinds()
     if Path(model).is_dir():
-        return None, (f"--compare needs a model (zoo name or .onnx) to build for the other "
-                      f"backends; '{model}' is an artifact directory")
+        raise UsageError(f"--compare needs a model (zoo name or .onnx) to build for the other "
+                         f"backends; '{model}' is an artifact directory")
     out, labels = [], set()
     for item in (s.strip() for s in spec.split(",")):
         if not item:
@@ -37,52 +37,18 @@ def parse_compare(spec: str, model: str) -> tuple:
         try:
             target = Target.create(DEFAULT_TAGS.get(item, item))
         except TargetError as e:
-            return None, f"--compare {item!r}: {e}"
+            raise UsageError(f"--compare {item!r}: {e}") from None
         if target.kind not in KINDS:
-            return None, (f"--compare {item!r} is a {target.kind} target; compare with cpu or "
-                          "gpu targets (the NPU target is -t)")
+            raise UsageError(f"--compare {item!r} is a {target.kind} target; compare with cpu "
+                             "or gpu targets (the NPU target is -t)")
         label = item if item in DEFAULT_TAGS else (target.tag or target.kind)
         if label in labels:
             label = f"{label}#{len(out)}"
         labels.add(label)
         out.append((label, target))
     if not out:
-        return None, "--compare needs at least one backend, e.g. --compare cpu,gpu"
-    return out, None
-
-
-def evaluate(compiled, feeds: dict, target, **build_options) -> dict:
-    """Build the NPU run's own model for `target`, run (or estimate) it, and verify it."""
-    from compiler.backends import build
-    from isa.checks import target_name
-    model = compiled.module if compiled.quantized else compiled.float_graph
-    dtype = "int8" if compiled.quantized else "float32"
-    t0 = time.perf_counter()
-    module = build(model, target, dtype=dtype, **build_options)
-    build_s = time.perf_counter() - t0
-    r = module.evaluate(feeds)
-    return {"target": target_name(target), "kind": target.kind, "dtype": dtype,
-            "latency_ms": r["latency_ms"], "measured": bool(r["measured"]),
-            "verified": r["verified"], "bit_exact": r.get("bit_exact"),
-            "max_rel_error": r.get("max_rel_error"), "cpu_ms": r.get("cpu_ms"),
-            "build_s": build_s, "note": r.get("note", "")}
-
-
-def attach(targets: list, compiled, feeds: dict, summary: dict) -> None:
-    """summary['backends'][label] = {latency_ms, measured, verified, npu_speedup, ...}."""
-    from compiler.errors import CompilerError
-    from isa.checks import target_name
-    npu_ms = summary["latency_ms"]
-    summary["backends"] = {}
-    for label, target in targets:
-        try:
-            entry = evaluate(compiled, feeds, target)
-            entry["npu_speedup"] = entry["latency_ms"] / npu_ms if npu_ms else None
-        except CompilerError as e:  # e.g. no C compiler: the NPU's result still stands
-            entry = {"target": target_name(target), "kind": target.kind, "latency_ms": None,
-                     "measured": False, "verified": None, "npu_speedup": None,
-                     "error": str(e).splitlines()[0]}
-        summary["backends"][label] = entry
+        raise UsageError("--compare needs at least one backend, e.g. --compare cpu,gpu")
+    return out
 
 
 def table(summary: dict) -> str:
@@ -126,35 +92,3 @@ def finish(summary: dict, as_json: bool, npu_ok: bool) -> int:
     failed = [b for b in summary.get("backends", {}).values()
               if b["verified"] is False or b.get("error")]
     return 0 if npu_ok and not failed else 1
-
-
-# ------------------------------------------------------------------ npusim compile -t cpu
-
-def compile_other(args) -> int | None:
-    """`npusim compile` for cpu targets; None for the others (npu, and unparsable targets,
-    which the npu path reports)."""
-    from isa.target import Target, TargetError
-    try:
-        target = Target.create(args.target)
-    except TargetError:
-        return None
-    if target.kind != "cpu":
-        return None
-    from compiler.errors import CompilerError
-    from npusim.cli.run_cmd import check_model_arg, compile_model
-    err = check_model_arg(args.model)
-    if err:
-        return fail(err)
-    try:
-        module = compile_model(args.model, target, args.resolution, out_dir=args.output)
-    except CompilerError as e:
-        return fail(str(e).splitlines()[0])
-    except OSError as e:
-        return fail(f"cannot write '{args.output}': {e.strerror or e}")
-    prog = module.program
-    print(f"{args.output}: {args.model} for {target.tag or target.kind}: {len(prog.kernels)} "
-          f"kernels, {prog.source.count(chr(10)):,} lines of C; model.c, libmodel.so "
-          f"({' '.join(Path(c).name if c.startswith('/') else c for c in module.command)}), "
-          f"constants.bin ({prog.layout.const_bytes:,} B), manifest.json; "
-          f"{prog.layout.arena_bytes:,} B activations")
-    return 0

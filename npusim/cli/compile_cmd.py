@@ -1,13 +1,14 @@
-"""`npusim compile MODEL -t TARGET -o DIR`: write the compiled artifact (program, assembly,
-constants, tensor map, target, ISA version) that `npusim run DIR` loads again."""
+"""`npusim compile MODEL -t TARGET -o DIR`: write the build to DIR. npu targets: the artifact
+(program, assembly, constants, tensor map, target, ISA version) that `npusim run DIR` loads
+again; cpu targets: the C sources and the built library; gpu targets: the CUDA sources (and the
+PTX where nvcc exists)."""
 
 from __future__ import annotations
 
-import sys
+from pathlib import Path
 
-from npusim.cli.main import fail
-from npusim.cli.run_cmd import (DEFAULT_TARGET, _progress, check_model_arg, compile_model,
-                                load_target)
+from npusim.cli.errors import UsageError
+from npusim.cli.options import DEFAULT_TARGET, target_arg
 
 
 def register(subparsers) -> None:
@@ -15,7 +16,9 @@ def register(subparsers) -> None:
         "compile", help="compile a model to an artifact directory",
         description="Compile MODEL (a zoo name or an .onnx file) for TARGET and write the "
                     "artifact: program.bin (assembled), program.s (readable assembly), "
-                    "constants.bin and manifest.json (tensor map, target, ISA version, layers).")
+                    "constants.bin and manifest.json (tensor map, target, ISA version, layers); "
+                    "for cpu targets model.c and libmodel.so, for gpu targets model.cu (and "
+                    "its PTX where nvcc exists) instead of the program.")
     p.add_argument("model", metavar="MODEL", help="zoo model name or path to an .onnx file")
     p.add_argument("-t", "--target", default=DEFAULT_TARGET, metavar="TARGET",
                    help=f"target tag or string (default {DEFAULT_TARGET})")
@@ -26,30 +29,37 @@ def register(subparsers) -> None:
 
 
 def run(args) -> int:
-    from compiler.errors import CompilerError
-    from npusim.cli.compare import compile_other  # cpu/gpu targets: C or CUDA sources
-    done = compile_other(args)
-    if done is not None:
-        return done
-    target, err = load_target(args.target)
-    if err:
-        return fail(err)
-    err = check_model_arg(args.model)
-    if err:
-        return fail(err)
+    from npusim import flow
+    from npusim.cli.progress import stages
+    target = target_arg(args.target)
+    with stages(True) as step:
+        compiled = flow.compile(args.model, target, resolution=args.resolution, progress=step)
     try:
-        with _progress(True) as step:
-            compiled = compile_model(args.model, target, args.resolution, progress=step)
-    except CompilerError as e:
-        return fail(str(e))
-    art = compiled.artifact
-    try:
-        out = art.save(args.output)
+        out = compiled.save(args.output)
     except OSError as e:
-        return fail(f"cannot write '{args.output}': {e.strerror or e}")
-    prog = art.program
-    print(f"{out}: {args.model} for {art.target.split(' -')[0]}: {len(art.layers)} layers, "
-          f"{prog.num_instructions:,} instructions on {prog.num_cores} core(s), "
-          f"{len(art.constants):,} B constants, {art.meta['activation_bytes']:,} B activations",
-          file=sys.stdout)
+        raise UsageError(f"cannot write '{args.output}': {e.strerror or e}") from None
+    print(f"{out}: {args.model} for {_describe(compiled, out)}")
     return 0
+
+
+def _describe(compiled, out: Path) -> str:
+    """What was written, per kind: the line after '<dir>: <model> for '."""
+    if compiled.artifact is not None:
+        art = compiled.artifact
+        prog = art.program
+        return (f"{art.target.split(' -')[0]}: {len(art.layers)} layers, "
+                f"{prog.num_instructions:,} instructions on {prog.num_cores} core(s), "
+                f"{len(art.constants):,} B constants, {art.meta['activation_bytes']:,} B "
+                "activations")
+    module, target = compiled.built, compiled.target
+    prog = module.program
+    lines = prog.source.count("\n")
+    tail = (f"constants.bin ({prog.layout.const_bytes:,} B), manifest.json; "
+            f"{prog.layout.arena_bytes:,} B activations")
+    if compiled.kind == "cpu":
+        cc = " ".join(Path(c).name if c.startswith("/") else c for c in module.command)
+        return (f"{target.tag or target.kind}: {len(prog.kernels)} kernels, {lines:,} lines "
+                f"of C; model.c, libmodel.so ({cc}), {tail}")
+    ptx = sorted(p.name for p in Path(out).glob("*.ptx"))
+    return (f"{target.tag or target.kind}: {len(prog.kernels)} kernels, {lines:,} lines of "
+            f"CUDA; model.cu, {', '.join(ptx) or 'no PTX (nvcc not found)'}, {tail}")

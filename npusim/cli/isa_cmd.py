@@ -9,7 +9,7 @@ from isa.gen.bitfield import picture
 from isa.gen.describe import byte_order, range_text, timing_rule, type_text
 from isa.gen.spec_json import instruction_dict, spec_dict
 from isa.spec import InstructionSpec, IsaSpec, load_spec
-from npusim.cli.main import fail
+from npusim.cli.errors import fail
 
 
 def register(subparsers) -> None:

@@ -6,6 +6,9 @@ import argparse
 import importlib
 import sys
 
+from isa.errors import NpusimError
+from npusim.cli.errors import report
+
 # Each module defines `register(subparsers)` that adds its parser with `func=run(args) -> int`.
 # Imported lazily so `npusim isa` does not pay for the compiler or pandas.
 SUBCOMMANDS = {
@@ -17,12 +20,6 @@ SUBCOMMANDS = {
     "run": "npusim.cli.run_cmd",
     "compile": "npusim.cli.compile_cmd",
 }
-
-
-def fail(message: str) -> int:
-    """A mistake the user made: one `npusim: error:` line on stderr; -> exit status 2."""
-    print(f"npusim: error: {message}", file=sys.stderr)
-    return 2
 
 
 class _Parser(argparse.ArgumentParser):
@@ -58,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args) or 0)
+    except NpusimError as e:
+        return report(e)
     except BrokenPipeError:  # `npusim isa | head`
         return 0
     except KeyboardInterrupt:

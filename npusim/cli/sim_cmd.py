@@ -3,15 +3,10 @@
 from __future__ import annotations
 
 import json
-import sys
 
 import numpy as np
 
-from npusim.cli.main import fail
-
-
-class UsageError(Exception):
-    """Bad command line or input files: one `npusim: error:` line, exit 2."""
+from npusim.cli.errors import UsageError
 
 
 def register(subparsers) -> None:
@@ -54,23 +49,8 @@ def _positive(text: str) -> int:
 
 
 def run(args) -> int:
-    from npusim.runtime import DeviceError, RunFault
-    try:
-        return _run(args)
-    except UsageError as e:
-        return fail(str(e))
-    except RunFault as e:
-        print(f"npusim: {e}", file=sys.stderr)  # the fault's own few lines
-        return 1
-    except DeviceError as e:
-        cause = e.__cause__
-        if cause is not None and type(cause).__name__ == "AsmError":
-            print(str(cause), file=sys.stderr)  # `file:line:col: error: ...`, one per error
-            return 2
-        return fail(str(e))
-
-
-def _run(args) -> int:
+    # a fault is the Device API's RunFault and an assembly error a DeviceError caused by it:
+    # npusim.cli.errors.report prints both in their own formats
     from npusim.runtime import Device, check_compatible
     from npusim.runtime.loader import read_program
 

@@ -8,7 +8,7 @@ import json
 from collections.abc import Mapping
 
 from isa.target import TARGET_TAGS, Target, TargetError, get_target_kind
-from npusim.cli.main import fail
+from npusim.cli.errors import fail
 
 KEY_ATTRS = 4  # kinds declare their attributes most important first; the listing shows these
 
@@ -93,6 +93,8 @@ def _parse(tokens: list[str]) -> Target:
 
 
 def run(args) -> int:
+    from npusim.cli.options import all_target_kinds
+    all_target_kinds()
     tokens = list(args.target)
     as_json = args.json or "--json" in tokens  # REMAINDER keeps a trailing --json
     tokens = [t for t in tokens if t != "--json"]

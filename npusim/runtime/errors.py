@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from isa.errors import NpusimError
 
-class DeviceError(RuntimeError):
+
+class DeviceError(NpusimError, RuntimeError):
     """Base of every error the runtime raises: catch this to catch them all."""
 
 

@@ -6,7 +6,7 @@ import cocotb
 import numpy as np
 from cocotb.clock import Clock
 
-from rtl_tests.params import tb_params
+from npusim.hw.rtl_params import tb_params
 from rtl_tests.tb.backdoor import BuffersBackdoor, MemoryBackdoor
 from rtl_tests.tb.checker import Checker
 from rtl_tests.tb.driver import InstrDriver

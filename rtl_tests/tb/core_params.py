@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from isa.target import TargetError
-from rtl_tests.params import buffer_params, dma_params, dram_params, matrix_params, rtl_target
-from rtl_tests.params import vector_params
+from npusim.hw.rtl_params import buffer_params, dma_params, dram_params, matrix_params, rtl_target
+from npusim.hw.rtl_params import vector_params
 
 # Words of the core's instruction memory (a microarchitecture choice, not a Target attribute).
 IMEM_DEPTH = 1024

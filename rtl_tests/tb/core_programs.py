@@ -89,7 +89,7 @@ class CompiledConvLayer:
         from compiler.backends import build
         from compiler.frontend.builder import GraphBuilder
         from compiler.zoo.params import ParamGen
-        from npusim.cli.run_cmd import device_inputs
+        from npusim.flow import device_inputs
         b, p = GraphBuilder("conv_layer"), ParamGen(0)
         x = b.input("input", (1, 6, 5, 5))
         y = b.conv2d(x, p.conv(4, 6, 3), np.linspace(-0.2, 0.2, 4), pad=1, name="conv")

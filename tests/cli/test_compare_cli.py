@@ -89,3 +89,24 @@ def test_compile_cpu_host_leaves_sources_and_library(capsys, tmp_path):
 def test_compile_other_kinds_report_errors_in_one_line(capsys, tmp_path):
     code, _, err = run(capsys, "compile", "nosuch", "-t", "cpu-host", "-o", tmp_path / "x")
     assert code == 2 and "unknown model 'nosuch'" in one_line_error(err)
+
+
+def test_a_cuda_error_is_the_gpu_rows_one_line_error(capsys, monkeypatch, tmp_path):
+    """On a GPU host a failing launch was a RuntimeError traceback; now the NPU result stands
+    and the gpu row says what failed."""
+    from compiler.backends.gpu import toolchain
+    from compiler.backends.gpu.module import GpuModule
+
+    class FailingLibrary:
+        def npu_gpu_bench(self, *args):
+            return 2  # cudaErrorMemoryAllocation
+    monkeypatch.setattr(GpuModule, "can_run", staticmethod(lambda: True))
+    monkeypatch.setattr(toolchain, "compile_library", lambda *a, **k: tmp_path / "lib.so")
+    monkeypatch.setattr(toolchain, "load", lambda lib: FailingLibrary())
+    code, out, err = run(capsys, "run", "mlp", "--compare", "gpu", "--json")
+    assert code == 1 and "Traceback" not in err
+    gpu = json.loads(out)["backends"]["gpu"]
+    assert gpu["error"].startswith("CUDA error 2 (cudaErrorMemoryAllocation) running ")
+    assert gpu["verified"] is None and gpu["latency_ms"] is None
+    code, out, _ = run(capsys, "run", "mlp", "--compare", "gpu")
+    assert code == 1 and "gpu        gpu-a100       error: CUDA error 2" in out

@@ -51,11 +51,27 @@ def test_run_writes_a_chrome_trace(capsys, tmp_path):
     (["run", "mlp", "-t", "npu-edgy"], "npu-edge"),
     (["run", "mlp", "-t", "cpu-host"], "is a cpu target"),
     (["run", "mlp", "-t", "npu -array=64x64"], "array"),
-    (["compile", "mlp", "-t", "gpu-a100", "-o", "x"], "is a gpu target"),
+    (["compile", "mlp", "-t", "npu-edgy", "-o", "x"], "-t 'npu-edgy': unknown target kind"),
 ])
 def test_bad_models_and_targets_are_one_line_errors(capsys, argv, needle):
     code, _, err = run(capsys, *argv)
     assert code == 2 and needle in one_line_error(err)
+
+
+def test_resolution_of_an_onnx_file_is_a_one_line_error(capsys, tmp_path):
+    import onnx
+
+    from compiler import zoo
+    from compiler.frontend.onnx_export import export_onnx
+    path = tmp_path / "cnn.onnx"
+    onnx.save(export_onnx(zoo.get("small_cnn", resolution=16)), str(path))
+    for command in (["run", path], ["compile", path, "-o", tmp_path / "out"]):
+        code, _, err = run(capsys, *command, "--resolution", "64")
+        assert code == 2 and (f"resolution 64 applies to zoo image models (mobilenetv2, "
+                              f"resnet18, resnet50, small_cnn), not to '{path}', an ONNX "
+                              "file") in one_line_error(err)
+    code, _, err = run(capsys, "run", "mlp", "--resolution", "64")  # a zoo model without it
+    assert code == 2 and "model 'mlp' has no parameter 'resolution'" in one_line_error(err)
 
 
 def test_model_that_does_not_fit_is_a_one_line_error(capsys):

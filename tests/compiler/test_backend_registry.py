@@ -12,7 +12,7 @@ from compiler.backends import (REGISTRY, Backend, BackendRegistry, build, get_ba
                                list_backends, register_backend)
 from compiler.backends.npu import NpuBackend
 from compiler.errors import CompilerError
-from npusim.cli.run_cmd import device_inputs, execute, random_inputs
+from npusim.flow import device_inputs, execute, random_inputs
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from compiler.lower.program import lower
 from compiler.reference import run_int
 from isa.asm import assemble
 from isa.target import Target
-from npusim.cli.run_cmd import device_inputs, execute, random_inputs
+from npusim.flow import device_inputs, execute, random_inputs
 
 from test_lower_tiling import qconv_graph
 

@@ -60,7 +60,7 @@ class NpuRep(onnx.backend.base.BackendRep):
 
     def run(self, inputs, **kwargs):
         from compiler.backends import build
-        from npusim.cli.run_cmd import execute
+        from npusim.flow import execute
         graph = self.model.graph
         init = {i.name for i in graph.initializer}
         names = [i.name for i in graph.input if i.name not in init]

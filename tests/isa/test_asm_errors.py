@@ -4,6 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import compiler.backends  # noqa: F401 - the cpu and gpu Target kinds come with it
 from isa.asm import AsmError, assemble
 from isa.errors import IsaError
 from isa.spec import load_spec

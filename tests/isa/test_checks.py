@@ -2,6 +2,7 @@
 
 import pytest
 
+import compiler.backends  # noqa: F401 - the cpu and gpu Target kinds come with it
 from isa.checks import (TARGET_LIMITS, TargetCheckError, check_instruction, executing_unit,
                         target_name, target_units)
 from isa.codec import instruction

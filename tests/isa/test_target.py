@@ -5,6 +5,7 @@ import pickle
 
 import pytest
 
+import compiler.backends  # noqa: F401 - the cpu and gpu Target kinds come with it
 from isa.target import (Attr, Target, TargetError, get_tag, get_target_kind, list_tags,
                         list_target_kinds, register_target_kind)
 

@@ -1,6 +1,7 @@
 """Which targets may run a binary built for another: same layout, enough resources."""
 import pytest
 
+import compiler.backends  # noqa: F401 - the cpu and gpu Target kinds come with it
 from npusim.runtime import ProgramError, check_compatible
 
 

@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+import compiler.backends  # noqa: F401 - the cpu and gpu Target kinds come with it
 from npusim.runtime import (Device, DeviceBufferError, DeviceClosedError, DeviceError,
                             OutOfMemoryError)
 

@@ -19,6 +19,7 @@ class GpuBackend(Backend):
 
         from ...errors import CompilerError
         from ..clike import emit, prepare
+        from . import toolchain
         from .module import GpuModule
         from .renderer import CudaRenderer
         target = Target.create(target)
@@ -31,7 +32,7 @@ class GpuBackend(Backend):
                            **model_kwargs)
         step("emit CUDA", 1, 2)
         module = GpuModule(emit(prepared, renderer), target, nvcc)
-        if out_dir is not None:
-            module.save(out_dir)
+        if out_dir is not None:  # the PTX too where nvcc exists: proof every kernel compiles
+            module.save(out_dir, ptx=toolchain.find_nvcc(nvcc) is not None)
         step("done", 2, 2)
         return module

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 import statistics
 import tempfile
 from dataclasses import dataclass, field
@@ -14,11 +15,16 @@ from pathlib import Path
 
 import numpy as np
 
+from ...errors import BackendError
 from .. import roofline
 from ..clike.program import manifest
 from . import toolchain
 
 CACHE = Path(tempfile.gettempdir()) / "npusim-gpu-cache"
+# cudaError_t values a run meets most, for the error line (the full list: CUDA's driver_types.h)
+CUDA_ERRORS = {2: "cudaErrorMemoryAllocation", 35: "cudaErrorInsufficientDriver",
+               100: "cudaErrorNoDevice", 209: "cudaErrorNoKernelImageForDevice",
+               222: "cudaErrorUnsupportedPtxVersion", 700: "cudaErrorIllegalAddress"}
 
 
 @dataclass
@@ -64,8 +70,12 @@ class GpuModule:
 
     def _bench(self, dev_in: dict, warmup: int, repeats: int) -> tuple:
         if self._dll is None:
-            self._dll = toolchain.load(toolchain.compile_library(self.cu, self.target.arch,
-                                                                 self.nvcc))
+            lib = toolchain.compile_library(self.cu, self.target.arch, self.nvcc)
+            try:
+                self._dll = toolchain.load(lib)
+            except OSError as e:
+                raise BackendError(f"cannot load the CUDA library {lib}: {e}; hint: is the "
+                                   "CUDA runtime of the nvcc that built it installed?") from None
         arena = self.program.new_arena()
         self.program.write_inputs(arena, dev_in)
         consts = self.program.layout.constants()
@@ -73,8 +83,12 @@ class GpuModule:
         err = self._dll.npu_gpu_bench(arena.ctypes.data, arena.nbytes, consts.ctypes.data,
                                       consts.nbytes, warmup, repeats, ms.ctypes.data)
         if err:
-            raise RuntimeError(f"CUDA error {err} running {self.program.name} "
-                               f"({self.cu})")
+            name = CUDA_ERRORS.get(err, "see cudaError_t")
+            raise BackendError(f"CUDA error {err} ({name}) running {self.program.name} on "
+                               f"{self.target.tag or 'a gpu target'} -arch={self.target.arch} "
+                               f"({self.cu}); hint: the device's compute capability must be "
+                               "at least the target's -arch, and its memory must hold the "
+                               "arena")
         return self.program.read_outputs(arena), [float(t) for t in ms[:repeats]]
 
     def run(self, dev_in: dict) -> dict:
@@ -92,10 +106,15 @@ class GpuModule:
                 "repeats": repeats, "warmup": warmup, "min_ms": min(times),
                 **p.check(feeds, dev_in, outputs), "dtype": p.dtype}
 
-    def save(self, out_dir) -> Path:
+    def save(self, out_dir, ptx: bool = False) -> Path:
+        """model.cu, constants.bin, manifest.json in `out_dir`; with ptx=True also the PTX of
+        every kernel (model.<arch>.ptx, needs nvcc)."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         (out / "model.cu").write_text(self.source)
+        if ptx:
+            built = self.ptx()
+            shutil.copyfile(built, out / built.name)
         self.program.layout.constants().tofile(out / "constants.bin")
         info = manifest(self.program, self.target, None)
         info["entry"] = ("int npu_gpu_bench(uint8_t *host_arena, size_t arena_bytes, const "

@@ -1,5 +1,5 @@
-"""Target -> HDL parameters of the RTL units and testbench tops (sizes are typed only in the
-Target), and which rtl/ files and top module make each unit."""
+"""Target -> HDL parameters of the RTL units and their testbench tops (sizes are typed only in
+the Target), and which rtl/ files and top module make each unit."""
 
 from __future__ import annotations
 

@@ -1,0 +1,101 @@
+"""compile(): a zoo name, .onnx path, Graph (or QuantizedModule) for any Target, or an artifact
+directory loaded back; checks the model argument first so a typo is one clear error."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from npusim.flow.compiled import Compiled
+from npusim.flow.errors import FlowError
+
+DEFAULT_TARGET = "npu-edge"
+Progress = Callable[[str, int, int], None]  # (stage, done, total), as the backends call it
+
+
+def compile(model: Any, target: Any = None, *, resolution: int | None = None,  # noqa: A001
+            progress: Progress | None = None, **options: Any) -> Compiled:
+    """Compile `model` for `target` (a Target, tag, target string or dict; default npu-edge).
+
+    `model`: a zoo name (compiler.zoo.list()), an .onnx path, a compiler Graph, a
+    QuantizedModule, or a directory written by `Compiled.save` / `npusim compile` (loaded and
+    checked; `target`, when given, must be one the artifact can run on). `resolution` sets the
+    input resolution of zoo image models. Other options go to the backend (npu: num_calib,
+    seed, calib_inputs, sync, rewrites; cpu/gpu: dtype, cc/nvcc, out_dir, ...)."""
+    if _is_artifact_dir(model):
+        if resolution is not None or options:
+            given = ["resolution"] * (resolution is not None) + sorted(options)
+            raise FlowError(f"'{model}' is a compiled artifact; it takes no compile options "
+                            f"({', '.join(given)}); compile the model itself to change them")
+        return _load(model, target)
+    from compiler.backends import build
+    from isa.target import Target
+    target = Target.create(DEFAULT_TARGET if target is None else target)
+    _check_model(model)
+    if resolution is not None:
+        _check_resolution(model, resolution)
+        options["resolution"] = resolution
+    t0 = time.perf_counter()
+    built = build(model, target, progress=progress, **options)
+    seconds = time.perf_counter() - t0
+    return Compiled(name=_name(model), target=target, built=built,
+                    artifact=getattr(built, "artifact", None) if target.kind == "npu" else None,
+                    compile_s=seconds)
+
+
+def _is_artifact_dir(model) -> bool:
+    return isinstance(model, (str, os.PathLike)) and Path(model).is_dir()
+
+
+def _name(model) -> str:
+    if isinstance(model, (str, os.PathLike)):
+        return str(model)
+    return getattr(model, "name", None) or type(model).__name__
+
+
+def _check_model(model) -> None:
+    """A string model must be a zoo name or an existing file (the backends would say less)."""
+    if not isinstance(model, (str, os.PathLike)):
+        return
+    from compiler import zoo
+    from compiler.errors import ZooError, did_you_mean
+    text = str(model)
+    if text in zoo.list() or Path(text).is_file():
+        return
+    if text.endswith(".onnx"):
+        raise FlowError(f"model file '{text}' does not exist")
+    raise ZooError(f"unknown model '{text}'; {did_you_mean(text, zoo.list())} (or an .onnx path)")
+
+
+def _check_resolution(model, resolution: int) -> None:
+    """Resolution is a parameter of zoo image models; an ONNX file or Graph has fixed shapes."""
+    from compiler import zoo
+    if isinstance(model, (str, os.PathLike)) and str(model) in zoo.list():
+        return  # the zoo itself checks the model takes it, and its minimum
+    takes = ", ".join(n for n in zoo.list() if "resolution" in _parameters(zoo.MODELS[n]))
+    what = (f"'{model}', an ONNX file" if isinstance(model, (str, os.PathLike))
+            else f"a {type(model).__name__}")
+    raise FlowError(f"resolution {resolution} applies to zoo image models ({takes}), not to "
+                    f"{what}: its input shapes are its own; drop the resolution, or export "
+                    "the model at the resolution you want")
+
+
+def _parameters(fn) -> set:
+    import inspect
+    return set(inspect.signature(fn).parameters)
+
+
+def _load(directory, target) -> Compiled:
+    """A saved npu artifact; `target` (when given) must run it (only timing may differ)."""
+    from compiler.artifact import Artifact
+    from isa.target import Target
+    from npusim.runtime import check_compatible
+    art = Artifact.load(directory)
+    if target is None:
+        target = art.target
+    else:
+        check_compatible(art.target, target, what=f"artifact {directory}")
+    return Compiled(name=f"{art.model} ({directory})", target=Target.create(target),
+                    artifact=art, source=str(directory))
