@@ -3,9 +3,9 @@ the Target), and which rtl/ files and top module make each unit."""
 
 from __future__ import annotations
 
+from isa.spec import load_spec
 from isa.target import Target, TargetError
 
-UNITS = ("matrix", "vector", "dma")
 UNIT_TOPS = {"matrix": "matrix_engine", "vector": "vector_unit", "dma": "dma_engine"}
 # rtl/ files of each unit, top module first (the DRAM model is the DMA testbench's, not the unit's)
 UNIT_SOURCES = {
@@ -13,6 +13,7 @@ UNIT_SOURCES = {
     "vector": ["vector_unit.v", "vector_lane.v"],
     "dma": ["dma_engine.v", "dma_addr_gen.v", "dma_pad_gen.v"],
 }
+UNITS = tuple(UNIT_SOURCES)  # the unit classes of the ISA's unit enum that have RTL
 
 
 def rtl_target(target) -> Target:
@@ -28,7 +29,7 @@ def rtl_target(target) -> Target:
 
 def buffer_params(t: Target) -> dict:
     elems = t.derived.buffer_elems
-    return {f"{b.upper()}_DEPTH": elems[b] for b in ("ibuf", "wbuf", "abuf", "obuf")}
+    return {f"{b.upper()}_DEPTH": elems[b] for b in load_spec().buffer_names}
 
 
 def matrix_params(t: Target) -> dict:

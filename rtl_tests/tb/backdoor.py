@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-BUFFER_INSTANCES = {"ibuf": "u_ibuf", "wbuf": "u_wbuf", "abuf": "u_abuf", "obuf": "u_obuf"}
+from isa.spec import load_spec
+
+BUFFER_INSTANCES = {b: f"u_{b}" for b in load_spec().buffer_names}  # rtl/npu_buffers.v names them so
 
 
 class MemoryBackdoor:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from isa.checks import core_units
 from isa.target import TargetError
 from npusim.hw.rtl_params import buffer_params, dma_params, dram_params, matrix_params, rtl_target
 from npusim.hw.rtl_params import vector_params
@@ -10,8 +11,8 @@ from npusim.hw.rtl_params import vector_params
 IMEM_DEPTH = 1024
 # The core's DRAM model in simulation: enough for the tiny programs, cheap to read back.
 CORE_DRAM_BYTES = 8 * 1024
-# The RTL core's unit order: the ISA's unit enum (matrix = 0, vector = 1, dma0 = 2).
-CORE_UNITS = ("matrix", "vector", "dma0")
+# The RTL core's units, in the ISA's unit enum order (matrix = 0, vector = 1, dma0 = 2).
+CORE_UNITS = tuple(core_units(1))
 
 
 def core_target(target):
