@@ -59,7 +59,7 @@ class Artifact:
     """Everything needed to run a compiled model on the simulator (or a device)."""
 
     program: object               # isa.asm.Program
-    assembly: str
+    listing: object               # program.s as loaded (str), or isa.asm.Annotations to print
     constants: bytes
     const_base: int
     target: str
@@ -69,6 +69,15 @@ class Artifact:
     layers: list = field(default_factory=list)     # per-layer facts (dicts)
     layer_of: list = field(default_factory=list)   # per core: [[first instr, layer], ...]
     meta: dict = field(default_factory=dict)
+
+    @property
+    def assembly(self) -> str:
+        """program.s: the program disassembled with the compiler's comments (done once, on
+        first use: compiling needs no text)."""
+        if not isinstance(self.listing, str):
+            from isa.asm import disassemble
+            self.listing = disassemble(self.program, indices=False, annotations=self.listing)
+        return self.listing
 
     @property
     def isa_version(self) -> str:

@@ -1,8 +1,11 @@
 """The compiler front half: any model (graph, ONNX, zoo name) -> the calibrated int8
-QuantizedModule (build_quantized) or the fused float graph (build_float, float_front_half)."""
+QuantizedModule (build_quantized) or the fused float graph (build_float, float_front_half).
+Both are target-independent, so build_quantized and float_front_half are cached on disk
+(compiler.cache): compiling a model for a second Target reuses them."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 from .errors import CompilerError
@@ -40,7 +43,6 @@ def build_quantized(model, calib_inputs=None, *, num_calib: int = 8, seed: int =
                     **model_kwargs) -> QuantizedModule:
     """Quantize `model` to int8 for the NPU. calib_inputs: a list of {input: array} feeds
     (or one feed); None generates `num_calib` standard-normal samples from `seed`."""
-    graph = load_model(model, **model_kwargs)
     if target is not None:
         from isa.target import Target
         target = Target.create(target)
@@ -49,15 +51,24 @@ def build_quantized(model, calib_inputs=None, *, num_calib: int = 8, seed: int =
                                 "is for dtype=int8 targets (fp16 targets run the float graph)")
     pm = pipeline if isinstance(pipeline, PassManager) else \
         PassManager.from_string(pipeline or DEFAULT_PIPELINE)
-    ctx = PassContext(calib_inputs=calib_inputs, num_calib=num_calib, seed=seed, target=target)
-    q = pm.run(graph, ctx)
-    if "host" not in q.meta:
-        raise CompilerError(f"pipeline '{pm}' does not quantize; include 'quantize'")
-    if "memory_plan" not in q.meta:
-        from .passes.memory_plan import plan_memory
-        q.meta["memory_plan"] = plan_memory(q)
-    return QuantizedModule(graph=q, float_graph=graph, pipeline=pm, target=target,
-                           log=ctx.log)
+
+    def compute() -> QuantizedModule:
+        graph = load_model(model, **model_kwargs)
+        ctx = PassContext(calib_inputs=calib_inputs, num_calib=num_calib, seed=seed)
+        q = pm.run(graph, ctx)
+        if "host" not in q.meta:
+            raise CompilerError(f"pipeline '{pm}' does not quantize; include 'quantize'")
+        if "memory_plan" not in q.meta:
+            from .passes.memory_plan import plan_memory
+            q.meta["memory_plan"] = plan_memory(q)
+        return QuantizedModule(graph=q, float_graph=graph, pipeline=pm, target=None,
+                               log=ctx.log)
+
+    from .cache import cached
+    module = cached("quantized", model, compute, pipeline=str(pm), calib_inputs=calib_inputs,
+                    num_calib=num_calib, seed=seed, model_kwargs=model_kwargs)
+    # the front half never reads the Target (dtype aside, checked above): one entry serves all
+    return dataclasses.replace(module, target=target)
 
 
 def build_float(model, pipeline: str | None = None, **model_kwargs) -> Graph:
@@ -71,11 +82,17 @@ def float_front_half(model, **model_kwargs) -> tuple:
     """(the float model, the graph a float backend computes, its host tail): the float
     pipeline (build_float) with the final softmax(es) peeled for the host
     (split_host_softmax) - the NPU's fp16 path and the C-like float32 path both start here.
-    model: anything load_model takes, or a QuantizedModule (its float graph)."""
-    source = model.float_graph if isinstance(model, QuantizedModule) else \
-        load_model(model, **model_kwargs)
-    g = build_float(source)
-    return source, g, split_host_softmax(g)
+    model: anything load_model takes, or a QuantizedModule (its float graph). Cached."""
+    if isinstance(model, QuantizedModule):
+        model = model.float_graph
+
+    def compute() -> tuple:
+        source = load_model(model, **model_kwargs)
+        g = build_float(source)
+        return source, g, split_host_softmax(g)
+
+    from .cache import cached
+    return cached("float", model, compute, pipeline=FLOAT_PIPELINE, model_kwargs=model_kwargs)
 
 
 def split_host_softmax(g: Graph) -> dict:

@@ -70,6 +70,12 @@ def reset_registers() -> dict[str, int]:
     return {name: r.reset for name, r in load_spec().registers.items()}
 
 
+@lru_cache(maxsize=1)
+def _reset_file() -> Mapping[str, int]:
+    """reset_registers() once: check_instruction reads it per instruction, never writes it."""
+    return reset_registers()
+
+
 def executing_unit(instr: Instruction) -> str:
     """The unit whose queue receives `instr` (spec `unit`: a name or 'field:<name>')."""
     unit = instr.spec.unit
@@ -102,7 +108,7 @@ def check_instruction(instr: Instruction, target=None,
         if f.target_max:
             _check_limit(instr, f, target, name)
     elems = target.derived.buffer_elems
-    regs = {**reset_registers(), **(regs or {})}
+    regs = {**_reset_file(), **(regs or {})}
     kind = window_kind(instr)
     if kind:
         _out_hw(instr, regs, kind)  # an empty output first: its extents would be meaningless

@@ -55,9 +55,38 @@ def enum_value(spec: IsaSpec, f: FieldSpec, value) -> int:
     return int(value)
 
 
-def encode_fields(mnemonic: str, spec: IsaSpec | None = None, **values) -> int:
-    """Encode one instruction to an int word. Omitted fields are zero (checked against range)."""
-    spec = spec or load_spec()
+class _Layout:
+    """One instruction's encoding plan, precomputed from its spec entry: a compiler builds
+    tens of thousands of instructions per model, so the per-field spec properties (legal
+    range, mask, enum) are looked up once, not once per field per instruction."""
+
+    def __init__(self, ins: InstructionSpec, spec: IsaSpec):
+        self.ins, self.spec = ins, spec
+        self.base = ins.opcode << spec.opcode_lsb
+        # (name, lsb, mask, lo, hi, enum values by name or None)
+        self.fields = tuple((f.name, f.lsb, f.mask, *f.legal,
+                             spec.enums[f.enum].values if f.enum else None) for f in ins.fields)
+        self.signs = {f.name: 1 << (f.width - 1) if f.signed else 0 for f in ins.fields}
+        self.enum_codes = {f.name: frozenset(spec.enums[f.enum].names) for f in ins.fields
+                           if f.enum}
+        buffers = spec.enums["buf"].values
+        # address fields written as (buffer, address): the selector field they set, or None
+        # for a fixed-buffer field (whose buffer the pair must name)
+        self.pairs = {f.name: (None if f.buffer in buffers else f.buffer, f.buffer)
+                      for f in ins.fields if f.buffer}
+
+
+_LAYOUTS: dict = {}  # id(InstructionSpec) -> _Layout (which holds the spec entry alive)
+
+
+def _layout(ins: InstructionSpec, spec: IsaSpec) -> _Layout:
+    lay = _LAYOUTS.get(id(ins))
+    if lay is None or lay.ins is not ins:
+        lay = _LAYOUTS[id(ins)] = _Layout(ins, spec)
+    return lay
+
+
+def _instruction_spec(mnemonic: str, spec: IsaSpec) -> InstructionSpec:
     ins = spec.by_mnemonic.get(mnemonic)
     if ins is None:
         import difflib
@@ -65,17 +94,67 @@ def encode_fields(mnemonic: str, spec: IsaSpec | None = None, **values) -> int:
         hint = f" did you mean '{close[0]}'?" if close else ""
         raise EncodingError(f"unknown mnemonic '{mnemonic}';{hint} known: "
                             f"{', '.join(spec.by_mnemonic)}")
+    return ins
+
+
+def make_instruction(mnemonic: str, spec: IsaSpec | None = None, **operands) -> Instruction:
+    """Build and validate an Instruction without a trip through an instruction word: fields
+    as ints, enum fields by name or number, a buffer address as a (buffer, address) pair
+    (`dst=("abuf", 0x30)`, the assembler's `dst=abuf[0x30]`). Omitted fields are zero;
+    every value is checked against its field's legal range (EncodingError)."""
+    spec = spec or load_spec()
+    ins = _instruction_spec(mnemonic, spec)
+    lay = _layout(ins, spec)
+    for name, (selector, buffer) in lay.pairs.items():
+        value = operands.get(name)
+        if type(value) is tuple:
+            if selector is None:
+                if value[0] != buffer:
+                    raise EncodingError(f"{mnemonic}: field '{name}' always addresses {buffer}, "
+                                        f"not {value[0]}")
+            else:
+                operands[selector] = value[0]
+            operands[name] = value[1]
+    fields = {}
+    for name, _, _, lo, hi, names in lay.fields:
+        value = operands.pop(name, 0)
+        if names is not None and isinstance(value, str):
+            value = names[value] if value in names else \
+                enum_value(spec, ins.field_map[name], value)  # raises, with a hint
+        elif type(value) is not int:
+            value = int(value)
+        if not lo <= value <= hi or (names is not None and value not in lay.enum_codes[name]):
+            _check_value(ins, ins.field_map[name], value, spec)
+        fields[name] = value
+    if operands:
+        raise EncodingError(f"{mnemonic}: unknown field(s) {', '.join(sorted(operands))}; "
+                            f"fields are: {', '.join(ins.field_map) or '(none)'}")
+    return Instruction(ins, fields)
+
+
+def encode_word(instr: Instruction, spec: IsaSpec | None = None) -> int:
+    """The int word of an Instruction (its values checked against their fields again: an
+    Instruction can be built by hand)."""
+    spec = spec or load_spec()
+    lay = _layout(instr.spec, spec)
+    word, values = lay.base, instr.fields
+    for name, lsb, mask, lo, hi, names in lay.fields:
+        value = values[name]
+        if not lo <= value <= hi or (names is not None and value not in lay.enum_codes[name]):
+            _check_value(instr.spec, instr.spec.field_map[name], value, spec)
+        word |= (value & mask) << lsb
+    return word
+
+
+def encode_fields(mnemonic: str, spec: IsaSpec | None = None, **values) -> int:
+    """Encode one instruction to an int word. Omitted fields are zero (checked against range)."""
+    spec = spec or load_spec()
+    ins = _instruction_spec(mnemonic, spec)
     unknown = set(values) - set(ins.field_map)
     if unknown:
         raise EncodingError(f"{mnemonic}: unknown field(s) {', '.join(sorted(unknown))}; "
                             f"fields are: {', '.join(ins.field_map) or '(none)'}")
-    word = ins.opcode << spec.opcode_lsb
-    for f in ins.fields:
-        value = values.get(f.name, 0)
-        value = enum_value(spec, f, value) if f.enum else int(value)
-        _check_value(ins, f, value, spec)
-        word |= (value & f.mask) << f.lsb
-    return word
+    return encode_word(make_instruction(mnemonic, spec, **values), spec)
 
 
 def encode(instr: Instruction, spec: IsaSpec | None = None) -> bytes:
@@ -87,7 +166,7 @@ def encode(instr: Instruction, spec: IsaSpec | None = None) -> bytes:
 def instruction(mnemonic: str, *, spec: IsaSpec | None = None, **values) -> Instruction:
     """Build (and validate) an Instruction from field values; enum values may be names.
     `spec`: the ISA spec it belongs to (default isa/npu_isa.toml; see load_spec(path))."""
-    return decode_word(encode_fields(mnemonic, spec, **values), spec)
+    return make_instruction(mnemonic, spec, **values)
 
 
 def decode_word(word: int, spec: IsaSpec | None = None) -> Instruction:
@@ -100,16 +179,18 @@ def decode_word(word: int, spec: IsaSpec | None = None) -> Instruction:
     if word & ins.reserved_mask:
         raise DecodeError(f"illegal instruction: {ins.mnemonic} word {word:#034x} has reserved "
                           f"bits set (mask {word & ins.reserved_mask:#x}); they must be zero")
-    fields = {}
-    for f in ins.fields:
-        value = (word >> f.lsb) & f.mask
-        if f.signed and value >> (f.width - 1):
-            value -= 1 << f.width
-        try:
-            _check_value(ins, f, value, spec)
-        except EncodingError as e:
-            raise DecodeError(f"illegal instruction: {e}") from None
-        fields[f.name] = value
+    lay = _layout(ins, spec)
+    fields, signs = {}, lay.signs
+    for name, lsb, mask, lo, hi, names in lay.fields:
+        value = (word >> lsb) & mask
+        if value & signs[name]:  # two's complement
+            value -= mask + 1
+        if not lo <= value <= hi or (names is not None and value not in lay.enum_codes[name]):
+            try:
+                _check_value(ins, ins.field_map[name], value, spec)
+            except EncodingError as e:
+                raise DecodeError(f"illegal instruction: {e}") from None
+        fields[name] = value
     return Instruction(ins, fields)
 
 

@@ -3,7 +3,7 @@ tiles, loop order and slot counts chosen against the Target by an analytical cos
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from math import ceil
 
 import numpy as np
@@ -241,9 +241,37 @@ def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: s
     return ConvSchedule(rows, cq, order, in_slots, w_slots, acc_slots, out_slots, est)
 
 
+_CHOSEN: dict = {}  # choose_schedule's answers: a network repeats its blocks' convs
+
+
 def choose_schedule(geom: ConvGeom, epi: Epilogue, hw: Hw, name: str = "") -> ConvSchedule:
     """The cheapest feasible schedule; among those within TOLERANCE of it, the one with the
-    fewest instructions (each costs dispatch, sync, assembly and simulation time)."""
+    fewest instructions (each costs dispatch, sync, assembly and simulation time). A pure
+    function of the geometry, the Hw and what estimate() reads of the epilogue (its vector
+    ops, table and scratch sizes), so a repeated conv is chosen once."""
+    key = (_frozen(geom), epi.quantized, bool(epi.residual), tuple(epi.vector_ops()),
+           _frozen(hw))
+    hit = _CHOSEN.get(key)
+    if hit is None:
+        hit = _choose(geom, epi, hw, name)
+        if len(_CHOSEN) >= 4096:
+            _CHOSEN.clear()
+        _CHOSEN[key] = hit
+    return replace(hit, est=dict(hit.est))
+
+
+def _frozen(v):
+    """A hashable copy of a value made of dataclasses, dicts, lists and scalars."""
+    if hasattr(v, "__dataclass_fields__"):
+        return (type(v),) + tuple(_frozen(getattr(v, f)) for f in v.__dataclass_fields__)
+    if isinstance(v, dict):
+        return tuple(sorted((k, _frozen(x)) for k, x in v.items()))
+    if isinstance(v, (list, tuple)):
+        return tuple(_frozen(x) for x in v)
+    return v
+
+
+def _choose(geom: ConvGeom, epi: Epilogue, hw: Hw, name: str) -> ConvSchedule:
     cands = []
     grouped = geom.groups > 1
     cr = geom.cin_range(0, min(hw.cols, geom.cout))

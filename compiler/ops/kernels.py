@@ -24,12 +24,42 @@ def windows(x: np.ndarray, kernel, strides, pads, dilations, fill=0.0) -> np.nda
 def conv2d_nhwc(x: np.ndarray, w: np.ndarray, strides, pads, dilations, groups) -> np.ndarray:
     """NHWC input, HWIO weights (kh, kw, cin/groups, cout) -> NHWC float32."""
     kh, kw, cin_g, cout = w.shape
+    if groups == 1 and cout > 1:
+        return _conv_matmul(x.astype(np.float32, copy=False), w.astype(np.float32, copy=False),
+                            strides, pads, dilations)
     v = windows(x.astype(np.float32), (kh, kw), strides, pads, dilations)
     n, oh, ow = v.shape[:3]
     v = v.reshape(n, oh, ow, groups, cin_g, kh, kw)
     wg = w.astype(np.float32).reshape(kh, kw, cin_g, groups, cout // groups)
     out = np.einsum("nhwgikl,kligo->nhwgo", v, wg, optimize=True)
     return out.reshape(n, oh, ow, cout).astype(np.float32)
+
+
+def _conv_matmul(x: np.ndarray, w: np.ndarray, strides, pads, dilations) -> np.ndarray:
+    """The dense conv as the one matmul einsum above reduces it to, operands laid out as
+    einsum lays them (W^T a transposed view, the (kh, kw, cin) x (n, oh, ow) patch matrix
+    C-ordered), so BLAS sums in the same order and the floats are bit-identical (calibration
+    ranges, hence quantized constants, depend on them) -- without einsum's strided 7-D copy
+    and output transposes, over twice as fast."""
+    kh, kw, cin, cout = w.shape
+    (sh, sw), (dh, dw) = strides, dilations
+    top, left, bottom, right = pads
+    n, h, wd, c = x.shape
+    oh = conv_out_size(h, kh, sh, top, bottom, dh)
+    ow = conv_out_size(wd, kw, sw, left, right, dw)
+    # channels first once (CNHW), so each tap's copy below moves whole rows
+    xp = np.zeros((c, n, h + top + bottom, wd + left + right), np.float32)
+    xp[:, :, top:top + h, left:left + wd] = x.transpose(3, 0, 1, 2)
+    if kh == kw == 1 and (sh, sw) == (1, 1) and not any(pads):
+        patches = xp
+    else:
+        patches = np.empty((kh, kw, c, n, oh, ow), np.float32)
+        for i in range(kh):
+            for j in range(kw):
+                patches[i, j] = xp[:, :, i * dh:i * dh + (oh - 1) * sh + 1:sh,
+                                   j * dw:j * dw + (ow - 1) * sw + 1:sw]
+    out = w.reshape(kh * kw * cin, cout).T @ patches.reshape(kh * kw * c, n * oh * ow)
+    return out.T.reshape(n, oh, ow, cout)
 
 
 def max_pool_nhwc(x: np.ndarray, kernel, strides, pads) -> np.ndarray:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..blas import single_threaded
 from ..errors import PassError
 from ..ir.graph import Graph
 from ..reference import run_graph
@@ -46,14 +47,15 @@ class Calibrate(Pass):
             raise PassError(f"calibrate method '{method}' is not absmax or percentile")
         samples = calibration_samples(graph, ctx)
         stats: dict = {}
-        for feed in samples:
-            for v, x in run_graph(graph, feed, keep_all=True).items():
-                if x.dtype.kind != "f":
-                    continue
-                a = np.abs(x)
-                r = float(a.max() if method == "absmax" else
-                          np.percentile(a, self.options["percentile"]))
-                stats[v] = max(stats.get(v, 0.0), r)
+        with single_threaded():  # same floats; see compiler.blas
+            for feed in samples:
+                for v, x in run_graph(graph, feed, keep_all=True).items():
+                    if x.dtype.kind != "f":
+                        continue
+                    # max|x| as max(max x, -min x): two reductions, no |x| copy
+                    r = float(max(x.max(), -x.min()) if method == "absmax" else
+                              np.percentile(np.abs(x), self.options["percentile"]))
+                    stats[v] = max(stats.get(v, 0.0), r)
         graph.meta["calibration"] = {"method": repr(self), "samples": len(samples),
                                      "absmax": stats}
         return graph

@@ -10,7 +10,7 @@ from math import prod
 from pathlib import Path
 
 from isa.asm.errors import ContainerError
-from isa.codec import Instruction, decode_word, encode_fields
+from isa.codec import Instruction, decode_word, encode_word
 from isa.errors import DecodeError
 from isa.spec import load_spec
 
@@ -50,9 +50,20 @@ class Program:
     _decoded: dict = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
-    def from_instructions(cls, cores: list[list[Instruction]], **kw) -> "Program":
-        """Build from decoded/constructed Instructions (what a compiler backend emits)."""
-        return cls([[encode_fields(i.mnemonic, **i.fields) for i in core] for core in cores], **kw)
+    def from_instructions(cls, cores: list[list[Instruction]], words: list | None = None,
+                          **kw) -> "Program":
+        """Build from decoded/constructed Instructions (what a compiler backend emits); they
+        are kept as the decoded form, so nothing decodes the words again. `words`: their
+        encodings, when the caller has them already (encode_word of each)."""
+        if words is None:
+            memo: dict = {}  # id -> word: a compiler shares one object per repeated form
+            words = [[memo[id(i)] if id(i) in memo else memo.setdefault(id(i), encode_word(i))
+                      for i in core] for core in cores]
+        if [len(w) for w in words] != [len(c) for c in cores]:
+            raise ValueError("from_instructions: one word per instruction, per core")
+        prog = cls([list(w) for w in words], **kw)
+        prog._decoded = {c: list(core) for c, core in enumerate(cores)}
+        return prog
 
     @property
     def num_cores(self) -> int:

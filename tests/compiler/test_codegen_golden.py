@@ -33,12 +33,12 @@ L0_y:
     signal unit=dma1, sem=2
     wait unit=matrix, sem=0
     wait unit=matrix, sem=1
-    gemm ibuf=0x0, wbuf=0x0, abuf=0x30, m=16, k=16, n=1  ; y out 0:16 in 0:16
+    gemm ibuf[0x0], wbuf[0x0], abuf[0x30], m=16, k=16, n=1  ; y out 0:16 in 0:16
     signal unit=matrix, sem=3
     wait unit=vector, sem=2
     wait unit=vector, sem=3
     vbias dst=abuf[0x30], src0=abuf[0x30], src1=abuf[0x0], len=16, channels=16  ; y out 0:16
-    vrequant dst=obuf[0x0], src0=abuf[0x30], src1=abuf[0x10], len=16, channels=16, zp=0, relu=1
+    vrequant dst=obuf[0x0], src0=abuf[0x30], src1=abuf[0x10], len=16, channels=16, relu=1
     signal unit=vector, sem=4
     wait unit=dma0, sem=4
     store chan=0, sram=obuf[0x0], dram=0x40, rows=1, cols=16, stride=16  ; y out 0:16: store

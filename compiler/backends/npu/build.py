@@ -1,4 +1,4 @@
-"""build_npu: model -> (quantized or float) graph -> lowered layers -> assembly -> artifact."""
+"""build_npu: model -> (quantized or float) graph -> lowered layers -> program -> artifact."""
 
 from __future__ import annotations
 
@@ -12,8 +12,6 @@ from .codegen import generate
 
 def build_npu(model, target, *, calib_inputs=None, num_calib=8, seed=0, sync="auto",
               rewrites=None, progress=None, **model_kwargs):
-    from isa.asm import assemble
-
     from ...module import QuantizedModule
     from . import CompiledModel
     target = Target.create(target)
@@ -36,11 +34,10 @@ def build_npu(model, target, *, calib_inputs=None, num_calib=8, seed=0, sync="au
     step("lower", 0, 1)
     lowered = lower(graph, target, **(rewrites or {}))
     total = len(lowered.layers)
-    result = generate(lowered, sync, progress=lambda i: step("codegen", i + 1, total))
-    step("assemble", 0, 1)
     name = graph.name or "model"
-    program = assemble(result.text, filename=f"{name}.s")
-    dram = result.dram
+    result = generate(lowered, sync, progress=lambda i: step("codegen", i + 1, total),
+                      source=f"{name}.s")
+    program, dram = result.program, result.dram
     if module is not None:
         inputs = [TensorEntry(b.qname, dram.addr(lowered, b.qname),
                               graph.type_of(b.qname).shape, lowered.tensor(b.qname).dtype,
@@ -62,8 +59,9 @@ def build_npu(model, target, *, calib_inputs=None, num_calib=8, seed=0, sync="au
                "schedule": lay.schedule.describe() if getattr(lay, "schedule", None) else "",
                "note": lay.note} for lay in lowered.layers]
     from isa.checks import target_name
-    art = Artifact(program, result.text, dram.image(), dram.const_base, target_name(target), name,
-                   inputs, outputs, layers, result.layer_of,
-                   {"activation_bytes": dram.arena_bytes, "constant_bytes": len(dram.image()),
+    image = dram.image()
+    art = Artifact(program, result.annotations, image, dram.const_base, target_name(target),
+                   name, inputs, outputs, layers, result.layer_of,
+                   {"activation_bytes": dram.arena_bytes, "constant_bytes": len(image),
                     "units": result.units, "quantized": module is not None})
     return CompiledModel(art, module, graph, float_graph, lowered)

@@ -1,13 +1,18 @@
-"""Instruction builders for one core and one layer: each returns an Op with its assembly text,
-estimated cycles, memory effects and register needs, and hands it to the hazard tracker."""
+"""Instruction builders for one core and one layer: each returns an Op with its isa
+Instruction, estimated cycles, memory effects and register needs, and hands it to the hazard
+tracker."""
 
 from __future__ import annotations
 
+from functools import lru_cache
+
+from isa.codec import make_instruction
+from isa.errors import EncodingError
 from isa.operands import dma_elems, dram_end, src1_elems
 
 from ...errors import CompilerError
 from ...lower.cost import FIELD_MAX, Hw
-from .ops import Op, buf, operands
+from .ops import Op
 
 ROLES = ("in", "w", "out", "res")
 
@@ -55,6 +60,14 @@ class Emitter:
     def sram(self) -> SramPlan:
         return SramPlan(self.hw, self.name, top_down=self.layer % 2 == 1)
 
+    def ins(self, mnemonic: str, **fields):
+        """The validated isa Instruction; a field out of its range is a code generator bug."""
+        try:
+            return make_instruction(mnemonic, **fields)
+        except EncodingError as e:
+            raise CompilerError(f"layer '{self.name}': {e} (a code generator bug: please "
+                                "report it)") from None
+
     def add(self, op: Op) -> Op:
         op.layer = self.layer
         self.tracker.add(op)
@@ -83,12 +96,11 @@ class Emitter:
         nbytes = count * eb
         last = dram_end(dict(dram=dram, rows=rows, cols=cols, stride=stride), planes,
                         plane_stride, eb)
-        fields = [("chan", self.chan[role][3:]), ("sram", buf(buffer, sram)),
-                  ("dram", f"{dram:#x}"), ("rows", rows), ("cols", cols), ("stride", stride)]
-        fields += [(k, v) for k, v in zip(("pad_top", "pad_bottom", "pad_left", "pad_right"),
-                                          pads) if v]
+        ins = self.ins("load", chan=int(self.chan[role][3:]), sram=(buffer, sram), dram=dram,
+                       rows=rows, cols=cols, stride=stride, pad_top=pt, pad_bottom=pb,
+                       pad_left=pl, pad_right=pr)
         regs = {"dma_planes": planes, "dma_plane_stride": plane_stride if planes > 1 else 0}
-        return self.add(Op(self.chan[role], f"load {operands(fields)}",
+        return self.add(Op(self.chan[role], ins,
                            self.hw.dma(nbytes, fill), reads=(("dram", dram, last),),
                            writes=((buffer, sram, sram + extent),), regs=regs, comment=comment,
                            nbytes=nbytes, fill=fill))
@@ -100,10 +112,10 @@ class Emitter:
         count = planes * rows * cols
         last = dram_end(dict(dram=dram, rows=rows, cols=cols, stride=stride), planes,
                         plane_stride, eb)
-        fields = [("chan", self.chan[role][3:]), ("sram", buf(buffer, sram)),
-                  ("dram", f"{dram:#x}"), ("rows", rows), ("cols", cols), ("stride", stride)]
+        ins = self.ins("store", chan=int(self.chan[role][3:]), sram=(buffer, sram), dram=dram,
+                       rows=rows, cols=cols, stride=stride)
         regs = {"dma_planes": planes, "dma_plane_stride": plane_stride if planes > 1 else 0}
-        return self.add(Op(self.chan[role], f"store {operands(fields)}",
+        return self.add(Op(self.chan[role], ins,
                            self.hw.dma(count * eb, mnemonic="store"),
                            reads=((buffer, sram, sram + count),),
                            writes=(("dram", dram, last),), regs=regs, comment=comment,
@@ -140,26 +152,25 @@ class Emitter:
     def conv(self, ibuf: int, wbuf: int, abuf: int, in_h: int, in_w: int, cin: int, cout: int,
              acc: bool, regs: dict, out_elems: int, kh: int, kw: int, m: int,
              comment: str = "") -> Op:
-        fields = [("ibuf", f"{ibuf:#x}"), ("wbuf", f"{wbuf:#x}"),
-                  ("abuf", f"{abuf:#x}"), ("in_h", in_h), ("in_w", in_w), ("cin", cin),
-                  ("cout", cout)] + ([("acc", 1)] if acc else [])
+        ins = self.ins("conv", ibuf=ibuf, wbuf=wbuf, abuf=abuf, in_h=in_h, in_w=in_w, cin=cin,
+                       cout=cout, acc=1 if acc else 0)
         reads = [("ibuf", ibuf, ibuf + in_h * in_w * cin),
                  ("wbuf", wbuf, wbuf + kh * kw * cin * cout)]
         if acc:
             reads.append(("abuf", abuf, abuf + out_elems))
-        return self.add(Op("matrix", f"conv {operands(fields)}",
+        return self.add(Op("matrix", ins,
                            self.hw.conv(m, kh, kw, cin, cout), reads=tuple(reads),
                            writes=(("abuf", abuf, abuf + out_elems),), regs=regs,
                            comment=comment, macs=m * kh * kw * cin * cout))
 
     def gemm(self, ibuf: int, wbuf: int, abuf: int, m: int, k: int, n: int, acc: bool,
              comment: str = "") -> Op:
-        fields = [("ibuf", f"{ibuf:#x}"), ("wbuf", f"{wbuf:#x}"), ("abuf", f"{abuf:#x}"),
-                  ("m", m), ("k", k), ("n", n)] + ([("acc", 1)] if acc else [])
+        ins = self.ins("gemm", ibuf=ibuf, wbuf=wbuf, abuf=abuf, m=m, k=k, n=n,
+                       acc=1 if acc else 0)
         reads = [("ibuf", ibuf, ibuf + m * k), ("wbuf", wbuf, wbuf + k * n)]
         if acc:
             reads.append(("abuf", abuf, abuf + m * n))
-        return self.add(Op("matrix", f"gemm {operands(fields)}", self.hw.gemm(m, k, n),
+        return self.add(Op("matrix", ins, self.hw.gemm(m, k, n),
                            reads=tuple(reads), writes=(("abuf", abuf, abuf + m * n),),
                            comment=comment, macs=m * k * n))
 
@@ -170,29 +181,27 @@ class Emitter:
         if not 1 <= length <= FIELD_MAX["len"]:
             raise CompilerError(f"layer '{self.name}': {mnemonic} len={length} outside "
                                 f"1..{FIELD_MAX['len']} (a lowering bug: please report it)")
-        fields = [("dst", buf(*dst)), ("src0", buf(*src0))]
         reads = [(src0[0], src0[1], src0[1] + length)]
         if src1 is not None:
-            fields.append(("src1", buf(*src1)))
             n1 = src1_elems(mnemonic, {"len": length, **extra})  # len, or its table's size
             reads.append((src1[0], src1[1], src1[1] + n1))
-        fields.append(("len", length))
-        fields += list(extra.items())
+            extra["src1"] = src1
+        ins = self.ins(mnemonic, dst=dst, src0=src0, len=length, **extra)
         cycles = self.hw.cycles(mnemonic, len=length)
-        return self.add(Op("vector", f"{mnemonic} {operands(fields)}", cycles,
+        return self.add(Op("vector", ins, cycles,
                            reads=tuple(reads), writes=((dst[0], dst[1], dst[1] + length),),
                            comment=comment))
 
     def pool(self, mnemonic: str, dst: tuple, src: tuple, in_h: int, in_w: int, channels: int,
              out_elems: int, regs: dict, cycles: int, comment: str = "") -> Op:
-        fields = [("dst", buf(*dst)), ("src0", buf(*src)), ("in_h", in_h), ("in_w", in_w),
-                  ("channels", channels)]
-        return self.add(Op("vector", f"{mnemonic} {operands(fields)}", cycles,
+        ins = self.ins(mnemonic, dst=dst, src0=src, in_h=in_h, in_w=in_w, channels=channels)
+        return self.add(Op("vector", ins, cycles,
                            reads=((src[0], src[1], src[1] + in_h * in_w * channels),),
                            writes=((dst[0], dst[1], dst[1] + out_elems),), regs=regs,
                            comment=comment))
 
 
+@lru_cache(maxsize=None)  # a pure function of count, searched from 4095 down: ask once
 def _shape(count: int) -> tuple:
     """(rows, cols, planes) with rows*cols*planes == count and each within its field."""
     lim = FIELD_MAX["cols"]

@@ -35,6 +35,18 @@ class IntervalMap:
     def access(self, lo: int, hi: int, op: int, write: bool, deps: set) -> None:
         if hi <= lo:
             return
+        i = bisect_right(self.starts, lo) - 1
+        if i >= 0:
+            seg = self.segs[i]
+            if seg[0] == lo and seg[1] == hi:  # exactly one known segment: a slot reused
+                if seg[2] is not None:
+                    deps.add(seg[2])
+                if write:
+                    deps.update(seg[3])
+                    self.segs[i] = [lo, hi, op, []]
+                else:
+                    seg[3].append(op)
+                return
         i, j = self._span(lo, hi)
         for seg in self.segs[i:j]:
             if seg[2] is not None:
@@ -71,10 +83,17 @@ class Tracker:
     def add(self, op) -> None:
         op.id = len(self.ops)
         deps: set = set()
+        maps = self.maps
         for space, lo, hi in op.reads:
-            self.maps.setdefault(space, IntervalMap()).access(lo, hi, op.id, False, deps)
+            m = maps.get(space)
+            if m is None:
+                m = maps[space] = IntervalMap()
+            m.access(lo, hi, op.id, False, deps)
         for space, lo, hi in op.writes:
-            self.maps.setdefault(space, IntervalMap()).access(lo, hi, op.id, True, deps)
+            m = maps.get(space)
+            if m is None:
+                m = maps[space] = IntervalMap()
+            m.access(lo, hi, op.id, True, deps)
         deps.discard(op.id)
         op.deps = sorted(deps)
         self.ops.append(op)

@@ -1,16 +1,16 @@
-"""One NPU instruction as the code generator sees it: assembly text, unit, estimated cycles,
-the SRAM/DRAM ranges it reads and writes (for hazard tracking) and the config registers it
-needs set on its unit."""
+"""One NPU instruction as the code generator sees it: the isa Instruction, unit, estimated
+cycles, the SRAM/DRAM ranges it reads and writes (for hazard tracking) and the config
+registers it needs set on its unit."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 
-@dataclass
+@dataclass(slots=True)  # tens of thousands per model: no per-instance __dict__
 class Op:
     unit: str                    # matrix | vector | dma0..dma7
-    text: str                    # "conv ibuf[0x0], ..." without comment
+    ins: object                  # isa.codec.Instruction
     cycles: int                  # estimated busy cycles (the cost model's cycle rule)
     reads: tuple = ()            # (space, lo, hi): ibuf/wbuf/abuf/obuf elements, dram bytes
     writes: tuple = ()
@@ -23,10 +23,3 @@ class Op:
     deps: list = field(default_factory=list)  # ids of earlier ops it must follow
     macs: int = 0
 
-
-def operands(pairs) -> str:
-    return ", ".join(f"{k}={v}" for k, v in pairs)
-
-
-def buf(name: str, addr: int) -> str:
-    return f"{name}[{addr:#x}]"

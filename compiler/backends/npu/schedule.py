@@ -12,6 +12,10 @@ can never deadlock on the dispatcher."""
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_left
+
+from isa.asm.disassembler import format_instruction
+from isa.codec import make_instruction
 
 from isa.checks import reset_registers
 
@@ -24,7 +28,7 @@ RESET = reset_registers()  # a unit's config registers before the stream's first
 
 class Stream:
     """One core's emitted stream: ('op', Op) / ('cfg', unit, reg, value) / ('wait', unit,
-    pair) / ('signal', unit, pair, used flag holder) / ('raw', text) entries."""
+    pair) / ('signal', unit, pair, used flag holder) / ('ins', Instruction) entries."""
 
     def __init__(self, hw: Hw, units: list):
         self.hw = hw
@@ -43,23 +47,34 @@ class Stream:
             self.pairs[pair] = len(self.pairs)
         return self.pairs[pair]
 
-    def lines(self) -> list:
-        """Assembly lines (signals nobody waited for are dropped)."""
+    def instructions(self) -> list:
+        """(entry, isa Instruction) in stream order; signals nobody waited for are dropped.
+        The sync and cfg instructions repeat a few forms thousands of times: each form is
+        built (and validated) once and shared, as decoding a program shares them too."""
+        made: dict = {}
+
+        def once(key, mnemonic: str, **fields):
+            ins = made.get(key)
+            if ins is None:
+                ins = made[key] = make_instruction(mnemonic, **fields)
+            return ins
+
         out = []
         for e in self.entries:
             kind = e[0]
             if kind == "op":
-                op = e[1]
-                out.append(f"    {op.text}" + (f"  ; {op.comment}" if op.comment else ""))
+                out.append((e, e[1].ins))
             elif kind == "cfg":
-                out.append(f"    cfg unit={e[1]}, reg={e[2]}, value={e[3]}")
+                out.append((e, once(e, "cfg", unit=e[1], reg=e[2], value=e[3])))
             elif kind == "wait":
-                out.append(f"    wait unit={e[1]}, sem={self.pairs[e[2]]}")
+                sem = self.pairs[e[2]]
+                out.append((e, once(("wait", e[1], sem), "wait", unit=e[1], sem=sem)))
             elif kind == "signal":
                 if e[3][0]:
-                    out.append(f"    signal unit={e[1]}, sem={self.sem(e[2])}")
+                    sem = self.pairs[e[2]]
+                    out.append((e, once(("signal", e[1], sem), "signal", unit=e[1], sem=sem)))
             else:
-                out.append(e[1])
+                out.append((e, e[1]))
         return out
 
 
@@ -72,11 +87,12 @@ def schedule(ops: list, stream: Stream) -> None:
     by_id = {op.id: op for op in ops}
     indeg = {op.id: 0 for op in ops}
     succs: dict = {op.id: [] for op in ops}
+    local: dict = {}            # op id -> its dependencies inside `ops` (the rest are done)
     for op in ops:
-        for d in op.deps:
-            if d in by_id:
-                indeg[op.id] += 1
-                succs[d].append(op.id)
+        mine = local[op.id] = [d for d in op.deps if d in by_id]
+        indeg[op.id] = len(mine)
+        for d in mine:
+            succs[d].append(op.id)
     succ_units = {i: {by_id[s].unit for s in ss} - {by_id[i].unit} for i, ss in succs.items()}
     t_unit = dict.fromkeys(units, 0)
     qstarts = {u: [] for u in units}  # start cycle of every instruction issued to each unit
@@ -87,29 +103,41 @@ def schedule(ops: list, stream: Stream) -> None:
     # know[c][p]: highest position on unit p that unit c knows has completed
     know = {c: dict.fromkeys(units, -1) for c in units}
     signals: dict = {}          # pair -> list of (producer position, clock snapshot, time, used)
+    sigpos: dict = {}           # pair -> the producer positions of its signals, ascending
     taken: dict = {}            # pair -> index of the last signal consumed
     port_free = 0
     t_dispatch = 0
-
-    def slot_free(u: str) -> int:
-        """When unit u's queue has room: a slot frees as its unit starts an instruction."""
-        q = qstarts[u]
-        return q[-depth] if len(q) >= depth else 0
+    entries = stream.entries
 
     def issue(u: str, ready: int, cycles: int) -> int:
-        """Dispatch one instruction to u (in order, blocking on a full queue); its start."""
+        """Dispatch one instruction to u (in order, blocking on a full queue: a slot frees
+        as its unit starts an instruction); its start."""
         nonlocal t_dispatch
-        t_dispatch = max(t_dispatch + 1, slot_free(u))
-        begin = max(t_dispatch, t_unit[u], ready)
+        q = qstarts[u]
+        t_dispatch += 1
+        if len(q) >= depth and q[-depth] > t_dispatch:
+            t_dispatch = q[-depth]
+        begin = t_dispatch
+        if t_unit[u] > begin:
+            begin = t_unit[u]
+        if ready > begin:
+            begin = ready
         t_unit[u] = begin + cycles
-        qstarts[u].append(begin)
+        q.append(begin)
         return begin
 
     def start_of(op: Op) -> int:
-        t = max(t_unit[op.unit], t_dispatch + 1, slot_free(op.unit))
-        for d in op.deps:
-            if d in end:
-                t = max(t, end[d])
+        u = op.unit
+        q = qstarts[u]
+        t = t_unit[u]
+        if t_dispatch + 1 > t:
+            t = t_dispatch + 1
+        if len(q) >= depth and q[-depth] > t:
+            t = q[-depth]
+        for d in local[op.id]:
+            e = end.get(d)
+            if e is not None and e > t:
+                t = e
         return t
 
     heap = [(0, op.id) for op in ops if indeg[op.id] == 0]
@@ -123,29 +151,37 @@ def schedule(ops: list, stream: Stream) -> None:
             heapq.heappush(heap, (now, i))
             continue
         u = op.unit
+        know_u = know[u]
+        deps = local[i]
         # waits: every dependency on another unit not yet known complete
-        for d in op.deps:
-            if d not in by_id:
-                continue
+        for d in deps:
             p = by_id[d].unit
-            if p == u or know[u][p] >= pos[d]:
+            if p == u or know_u[p] >= pos[d]:
                 continue
             pair = (p, u)
             sigs = signals[pair]
-            k = next(k for k in range(taken.get(pair, -1) + 1, len(sigs)) if sigs[k][0] >= pos[d])
+            # the first signal after the last one taken from a position >= d's (positions
+            # grow along sigs, so a bisection finds it)
+            k = bisect_left(sigpos[pair], pos[d], taken.get(pair, -1) + 1)
             sigs[k][3][0] = True
             stream.sem(pair)
-            stream.entries.append(("wait", u, pair))
+            entries.append(("wait", u, pair))
             taken[pair] = k
             for unit, value in sigs[k][1].items():
-                know[u][unit] = max(know[u][unit], value)
+                if value > know_u[unit]:
+                    know_u[unit] = value
             issue(u, sigs[k][2], 1)
-        for reg, value in op.regs.items():
-            if stream.regs[u].get(reg, RESET[reg]) != value:
-                stream.entries.append(("cfg", u, reg, value))
-                stream.regs[u][reg] = value
-                issue(u, 0, 1)
-        ready = max((end[d] for d in op.deps if d in end), default=0)
+        if op.regs:
+            held = stream.regs[u]
+            for reg, value in op.regs.items():
+                if held.get(reg, RESET[reg]) != value:
+                    entries.append(("cfg", u, reg, value))
+                    held[reg] = value
+                    issue(u, 0, 1)
+        ready = 0
+        for d in deps:  # all scheduled: each was issued before op became ready
+            if end[d] > ready:
+                ready = end[d]
         begin = issue(u, ready, op.cycles)
         if op.nbytes:  # DMA: setup, then beats on the shared port, then latency; the zero
             # fill of a padded load runs from the start beside them and needs no port
@@ -153,16 +189,18 @@ def schedule(ops: list, stream: Stream) -> None:
             port_free = beats_at + hw.beats(op.nbytes)
             t_unit[u] = max(port_free + hw.dram_latency, begin + hw.dma_fill(op.fill))
         finish = t_unit[u]
-        stream.entries.append(("op", op))
+        entries.append(("op", op))
         pos[i] = count[u]
         count[u] += 1
-        know[u][u] = pos[i]
+        know_u[u] = pos[i]
         end[i] = finish
-        for c in sorted(succ_units[i]):
+        targets = succ_units[i]
+        for c in (sorted(targets) if len(targets) > 1 else targets):
             pair = (u, c)
             flag = [False]
-            signals.setdefault(pair, []).append((pos[i], dict(know[u]), finish + 1, flag))
-            stream.entries.append(("signal", u, pair, flag))
+            signals.setdefault(pair, []).append((pos[i], dict(know_u), finish + 1, flag))
+            sigpos.setdefault(pair, []).append(pos[i])
+            entries.append(("signal", u, pair, flag))
             issue(u, finish, 1)
         done += 1
         for s in succs[i]:
@@ -172,4 +210,4 @@ def schedule(ops: list, stream: Stream) -> None:
     if done != len(ops):
         stuck = [op for op in ops if op.id not in end][:3]
         raise CompilerError("internal: cyclic dependencies between ops: "
-                            + "; ".join(f"[{o.unit}] {o.text}" for o in stuck))
+                            + "; ".join(f"[{o.unit}] {format_instruction(o.ins)}" for o in stuck))

@@ -1,0 +1,114 @@
+"""Compile speed of this tree against a baseline revision, side by side in one run: a cold
+compile (empty front-half cache) and a warm recompile of the same model for a new Target.
+
+    python experiments/bench_compile_speed.py [--baseline a40910b] [--models resnet18,resnet50]
+        [--target npu-edge] [--new-target "npu-edge -dram-bw=32"] [--repeat 3]
+
+The baseline is checked out with `git worktree add` into a temp folder (removed afterwards).
+Every measurement is a fresh process with PYTHONPATH set to its tree and its own fresh cache
+folder (NPUSIM_CACHE_DIR): "cold" compiles MODEL for TARGET there, "warm" then compiles it for
+NEW_TARGET in a second process on the same folder (the baseline has no cache: it recompiles
+everything). The seconds are those of the `compiler.backends.build` call (imports excluded,
+the same for both trees). Baseline and this tree alternate, so load from other processes hits
+both alike; each figure is the best of --repeat runs, and speedup = baseline / this tree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# one compile in the child process (the modules it needs imported first, in both trees):
+# prints {"seconds": ..., "instructions": ...}
+CHILD = """
+import json, sys, time
+from compiler.backends import build
+import compiler.backends.npu.build, compiler.build, compiler.zoo  # imports are not compiling
+t0 = time.perf_counter()
+compiled = build(sys.argv[1], sys.argv[2])
+seconds = time.perf_counter() - t0
+print(json.dumps({"seconds": seconds,
+                  "instructions": compiled.artifact.program.num_instructions}))
+"""
+
+
+def compile_once(tree: Path, cache: Path, model: str, target: str) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(tree), "NPUSIM_CACHE_DIR": str(cache)}
+    proc = subprocess.run([sys.executable, "-c", CHILD, model, target], cwd=tree, env=env,
+                          capture_output=True, text=True)
+    if proc.returncode:
+        raise SystemExit(f"compile of {model} for '{target}' in {tree} failed:\n"
+                         f"{proc.stderr.strip()[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def cold_and_warm(tree: Path, model: str, target: str, new_target: str) -> tuple:
+    cache = Path(tempfile.mkdtemp(prefix="npusim-bench-cache-"))
+    try:
+        cold = compile_once(tree, cache, model, target)
+        warm = compile_once(tree, cache, model, new_target)
+    finally:
+        shutil.rmtree(cache, ignore_errors=True)
+    return cold, warm
+
+
+def baseline_worktree(rev: str) -> Path:
+    path = Path(tempfile.mkdtemp(prefix="npusim-baseline-")) / "tree"
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(path), rev],
+                   check=True, capture_output=True, text=True)
+    return path
+
+
+def remove_worktree(path: Path) -> None:
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(path)],
+                   capture_output=True, text=True)
+    shutil.rmtree(path.parent, ignore_errors=True)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--baseline", default="a40910b", help="git revision to compare against")
+    ap.add_argument("--models", default="resnet18,resnet50")
+    ap.add_argument("--target", default="npu-edge")
+    ap.add_argument("--new-target", default="npu-edge -dram-bw=32",
+                    help="the Target of the warm recompile")
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args(argv)
+    base = baseline_worktree(args.baseline)
+    rows = []
+    try:
+        for model in args.models.split(","):
+            best = {}
+            for _ in range(args.repeat):
+                for tree, who in ((base, "baseline"), (ROOT, "this")):
+                    cold, warm = cold_and_warm(tree, model, args.target, args.new_target)
+                    for phase, r in (("cold", cold), ("warm", warm)):
+                        key = (who, phase)
+                        if key not in best or r["seconds"] < best[key]["seconds"]:
+                            best[key] = r
+            for phase, what in (("cold", f"cold compile, {args.target}"),
+                                ("warm", f"warm recompile, {args.new_target}")):
+                b, t = best[("baseline", phase)], best[("this", phase)]
+                if b["instructions"] != t["instructions"]:
+                    print(f"note: {model} {phase}: {b['instructions']} instructions at the "
+                          f"baseline, {t['instructions']} here", file=sys.stderr)
+                rows.append((model, what, b["seconds"], t["seconds"]))
+    finally:
+        remove_worktree(base)
+    print(f"baseline {args.baseline}, best of {args.repeat}; seconds of the build() call")
+    print(f"{'model':<10} {'case':<40} {'baseline s':>10} {'this s':>8} {'speedup':>8}")
+    for model, what, b, t in rows:
+        print(f"{model:<10} {what:<40} {b:>10.2f} {t:>8.2f} {b / t:>7.1f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

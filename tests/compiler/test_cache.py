@@ -1,0 +1,139 @@
+"""The on-disk front-half cache: a second compile (another Target) reuses the first one's front
+half; a changed model or option misses; a corrupt, truncated or foreign entry is rebuilt, never
+trusted; NPUSIM_CACHE_DIR picks the folder or turns the cache off."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from compiler import cache
+from compiler.backends import build
+from compiler.build import build_quantized
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("NPUSIM_CACHE_DIR", str(tmp_path))
+    return tmp_path
+
+
+def entries(root: Path) -> list:
+    return sorted((root / "front").glob("*.pkl")) if (root / "front").exists() else []
+
+
+def program_bytes(model, target, **kw) -> tuple:
+    art = build(model, target, **kw).artifact
+    return art.program.to_bytes(), bytes(art.constants)
+
+
+def test_a_second_target_reuses_the_front_half(cache_dir, monkeypatch):
+    first = program_bytes("small_cnn", "npu-edge", num_calib=2)
+    assert len(entries(cache_dir)) == 1
+    cold_other = program_bytes("small_cnn", "npu-server", num_calib=2)
+    with monkeypatch.context() as m:
+        m.setattr("compiler.build.load_model", lambda *a, **k: pytest.fail("front half ran"))
+        assert program_bytes("small_cnn", "npu-edge", num_calib=2) == first
+        assert program_bytes("small_cnn", "npu-server", num_calib=2) == cold_other
+    assert len(entries(cache_dir)) == 1
+    assert not list((cache_dir / "front").glob("*.tmp"))  # written atomically, nothing left
+
+
+def test_the_module_carries_the_target_it_was_asked_for(cache_dir):
+    a = build_quantized("mlp", num_calib=1, target="npu-edge")
+    b = build_quantized("mlp", num_calib=1, target="npu-server")
+    assert a.target.tag == "npu-edge" and b.target.tag == "npu-server"
+    assert len(entries(cache_dir)) == 1
+
+
+@pytest.mark.parametrize("change", [
+    {"num_calib": 2}, {"seed": 1}, {"pipeline": "simplify, fold-constants, fold-bn, "
+                                    "convert-layout, calibrate(method=percentile), fuse, "
+                                    "quantize, plan-memory"},
+])
+def test_a_changed_option_misses(cache_dir, change):
+    build_quantized("mlp", num_calib=1)
+    build_quantized("mlp", **{"num_calib": 1, **change})
+    assert len(entries(cache_dir)) == 2
+
+
+def test_model_kwargs_and_calibration_inputs_are_part_of_the_key(cache_dir):
+    build_quantized("resnet18", num_calib=1, resolution=32)
+    build_quantized("resnet18", num_calib=1, resolution=16)
+    assert len(entries(cache_dir)) == 2
+    feed = {"input": np.full((1, 784), 0.5, np.float32)}
+    a = build_quantized("mlp", [feed])
+    b = build_quantized("mlp", [{"input": np.full((1, 784), 2.0, np.float32)}])
+    assert len(entries(cache_dir)) == 4
+    assert a.scales != b.scales
+
+
+def test_a_changed_model_misses(cache_dir):
+    from compiler import zoo
+    g = zoo.get("mlp")
+    build_quantized(g, num_calib=1)
+    name = next(iter(g.constants))
+    g.constants[name] = g.constants[name] + 1
+    build_quantized(g, num_calib=1)
+    assert len(entries(cache_dir)) == 2
+
+
+@pytest.mark.parametrize("damage", [
+    lambda b: b[: len(b) // 2],                                   # truncated
+    lambda b: b[:-10] + bytes(10),                                # corrupted payload
+    lambda b: b"not a cache entry",                               # foreign file
+    lambda b: b[:len(cache.MAGIC) + 8] + bytes(4) + b[len(cache.MAGIC) + 12:],  # bad checksum
+])
+def test_a_damaged_entry_is_rebuilt_not_trusted(cache_dir, damage):
+    first = program_bytes("mlp", "npu-edge", num_calib=1)
+    path, = entries(cache_dir)
+    path.write_bytes(damage(path.read_bytes()))
+    assert program_bytes("mlp", "npu-edge", num_calib=1) == first
+    assert cache.load(path.stem) is not None  # rewritten sound
+
+
+def test_another_keys_entry_is_not_used(cache_dir):
+    a = build_quantized("mlp", num_calib=1)
+    build_quantized("mlp", num_calib=2)
+    one, two = entries(cache_dir)
+    one.write_bytes(two.read_bytes())  # a sound entry under the wrong name
+    assert cache.load(one.stem) is None
+    again = build_quantized("mlp", num_calib=1)
+    assert again.scales == a.scales
+
+
+def test_the_cache_can_be_turned_off(tmp_path, monkeypatch):
+    for word in ("off", "OFF", "none", "0", "false"):
+        monkeypatch.setenv("NPUSIM_CACHE_DIR", word)
+        assert cache.cache_dir() is None
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("NPUSIM_CACHE_DIR", "off")
+    build_quantized("mlp", num_calib=1)
+    assert not any(tmp_path.rglob("*.pkl"))
+
+
+def test_where_the_cache_lives(tmp_path, monkeypatch):
+    monkeypatch.delenv("NPUSIM_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache.cache_dir() == tmp_path / "xdg" / "npusim"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert cache.cache_dir() == tmp_path / ".cache" / "npusim"
+    monkeypatch.setenv("NPUSIM_CACHE_DIR", str(tmp_path / "mine"))
+    assert cache.cache_dir() == tmp_path / "mine"
+
+
+def test_an_unwritable_cache_only_costs_the_reuse(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("NPUSIM_CACHE_DIR", str(blocker))
+    assert build_quantized("mlp", num_calib=1).graph.nodes
+
+
+def test_the_fp16_float_front_half_is_cached_too(cache_dir, monkeypatch):
+    first = program_bytes("small_cnn", "npu-edge -dtype=fp16")
+    assert len(entries(cache_dir)) == 1
+    monkeypatch.setattr("compiler.build.load_model", lambda *a, **k: pytest.fail("front half ran"))
+    assert program_bytes("small_cnn", "npu-server -dtype=fp16") != first
+    assert program_bytes("small_cnn", "npu-edge -dtype=fp16") == first
