@@ -1,4 +1,5 @@
-"""One BLAS thread for a block of numpy work, where numpy's OpenBLAS can be reached."""
+"""One BLAS thread for a block of numpy work on a busy machine, where numpy's OpenBLAS can be
+reached."""
 
 from __future__ import annotations
 
@@ -36,14 +37,24 @@ def _openblas():
     return _API[0]
 
 
+def _busy() -> bool:
+    """More runnable work than half the cores (the 1-minute load average): OpenBLAS's extra
+    threads would spin against other processes instead of helping."""
+    try:
+        return os.getloadavg()[0] > (os.cpu_count() or 1) / 2
+    except OSError:  # no load average on this platform
+        return False
+
+
 @contextlib.contextmanager
 def single_threaded():
-    """Run the block with one BLAS thread, then restore the count. OpenBLAS splits a matmul's
-    rows and columns between threads, never its sums, so results are bit-identical; what
-    changes is speed where cores are shared (parallel compiles, a busy machine), where
-    OpenBLAS's spinning threads made the calibration's convolutions up to 6x slower."""
+    """Run the block with one BLAS thread when the machine is busy, then restore the count.
+    OpenBLAS splits a matmul's rows and columns between threads, never its sums, so results
+    are bit-identical either way; what changes is speed where cores are shared (parallel
+    compiles, a busy machine), where OpenBLAS's spinning threads made the calibration's
+    convolutions up to 6x slower. On an idle machine its threads are kept."""
     api = _openblas()
-    if api is None:
+    if api is None or not _busy():
         yield
         return
     get, put = api
