@@ -65,6 +65,25 @@ class SyncFault(SimulationFault):
     """Semaphore overflow, or cores meeting at global barriers with different ids."""
 
 
+class RaceError(SimulationFault):
+    """Two units touch overlapping data and nothing orders them (npusim.race, docs/races.md).
+
+    `kind` is RAW, WAR or WAW; `buffer` is "core0 ibuf" (element range) or "DRAM" (byte
+    range); [lo, hi) is where they overlap; `first` and `second` (npusim.race.shadow.Access:
+    core, unit, index, instr, cycle) are the earlier and the later instruction; `missing` says
+    which ordering would fix it. The fault's location is the second instruction's."""
+
+    def __init__(self, reason: str, *, kind=None, buffer=None, lo=None, hi=None, first=None,
+                 second=None, missing=None, **where):
+        self.kind, self.buffer, self.lo, self.hi = kind, buffer, lo, hi
+        self.first, self.second, self.missing = first, second, missing
+        super().__init__(reason, **where)
+
+
+class RaceWarning(UserWarning):
+    """A race found with races="warn": the RaceError's text; the run goes on."""
+
+
 class InputError(SimulationFault):
     """The program, inputs or DRAM given to simulate() do not fit the Target or each other."""
 

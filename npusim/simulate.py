@@ -14,6 +14,7 @@ from isa.errors import DecodeError
 from npusim import stats
 from npusim.faults import IllegalInstructionError, InputError
 from npusim.memory import Dram
+from npusim.race import MODES
 from npusim.system import System
 
 
@@ -34,6 +35,7 @@ class SimResult:
     target: object
     dram: Dram
     tensors: dict = field(default_factory=dict)
+    races: list = field(default_factory=list)  # RaceErrors found with races="warn"
     _rows: list | None = field(default=None, repr=False)
     _trace: pd.DataFrame | None = field(default=None, repr=False)
 
@@ -134,14 +136,26 @@ def _bind_inputs(dram: Dram, tensors: dict, inputs: dict) -> None:
 
 def simulate(program, target=None, dram: Dram | None = None, inputs: dict | None = None,
              timing_only: bool = False, max_cycles: int | None = None,
-             trace: bool = True) -> SimResult:
+             trace: bool = True, races: str | None = None) -> SimResult:
     """Run `program` (isa.asm.Program, list of per-core Instruction lists, or one list) on `target`.
 
     Functional mode computes every result in `dram` and the buffers; timing_only skips all data
     work and gives the same cycles. Raises a SimulationFault subclass when the program faults.
+
+    races: "error" stops at the first access two units make to overlapping data that no
+    signal/wait, barrier or gbarrier orders (a RaceError, docs/races.md); "warn" issues a
+    RaceWarning per race and lists them in SimResult.races; "off" skips the check. None (the
+    default): "error" in functional mode, "off" with timing_only, which has no data to tell
+    duplicate stores of the same bytes apart (asked for, it checks addresses alone). The check
+    only observes: it never changes a cycle.
     """
     from isa.target import Target
     wall = time.perf_counter()
+    if races is None:
+        races = "off" if timing_only else "error"
+    if races not in MODES:
+        raise InputError(f"races={races!r} is not a race-check mode; use one of "
+                         f"{', '.join(map(repr, MODES))}")
     streams, tensors, program_target = _streams(program)
     if target is None and program_target is None:
         raise InputError("no target: pass one (e.g. 'npu-edge') or assemble with .target")
@@ -156,7 +170,7 @@ def simulate(program, target=None, dram: Dram | None = None, inputs: dict | None
         dram = Dram(target.derived.dram_bytes)
     if inputs:
         _bind_inputs(dram, tensors, inputs)
-    system = System(target, streams, dram, timing_only=timing_only, trace=trace)
+    system = System(target, streams, dram, timing_only=timing_only, trace=trace, races=races)
     cycles = system.run(max_cycles)
     work = stats.work_totals(system)
     dram_bytes = dict(system.port.bytes)
@@ -174,4 +188,5 @@ def simulate(program, target=None, dram: Dram | None = None, inputs: dict | None
         macs=work["macs"],
         sim_wall_s=time.perf_counter() - wall,
         timing_only=timing_only, target=target, dram=dram, tensors=tensors,
+        races=list(system.races.found) if system.races is not None else [],
         _rows=system.trace_rows)

@@ -7,6 +7,7 @@ import simpy
 from npusim.core import Core
 from npusim.dram import DramPort
 from npusim.faults import CycleLimitExceeded, DeadlockError, SimulationFault, SyncFault
+from npusim.race import RaceDetector
 
 
 class System:
@@ -14,10 +15,11 @@ class System:
 
     Ends with DeadlockError when no event is left but a core has not finished, and with
     CycleLimitExceeded when max_cycles passes first; both list what every unit waits for.
+    `races` ("error", "warn", "off"): the npusim.race detector that watches every access.
     """
 
     def __init__(self, target, streams: list[list], dram, timing_only: bool = False,
-                 trace: bool = True):
+                 trace: bool = True, races: str = "error"):
         self.env = simpy.Environment()
         self.target = target
         self.dram = dram
@@ -26,7 +28,10 @@ class System:
         self.port = DramPort(self.env, target.dram_bw)
         self._arrived: dict[int, int] = {}
         self._release = None
+        self.races = None  # the units look it up while they run; set before the first event
         self.cores = [Core(self, i, s) for i, s in enumerate(streams)]
+        if races != "off":
+            self.races = RaceDetector(self, races)
 
     # ---- global barrier ----------------------------------------------------------------------
 
@@ -43,6 +48,8 @@ class System:
         release = self._release
         self._arrived[core] = barrier_id
         if len(self._arrived) == len(self.cores):
+            if self.races is not None:  # every core has drained: all that came before is done
+                self.races.gbarrier()
             self._arrived = {}
             self._release = None
             release.succeed()

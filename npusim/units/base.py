@@ -81,6 +81,9 @@ class Unit:
         if ref == "wait":
             return (yield from self.wait(instr))
         info, commit = issue(instr, self.core.state, self.core.dram, self.core.timing_only)
+        races = self.core.system.races
+        if races is not None:  # observes only: checked when the instruction starts
+            races.access(self, instr)
         yield self.env.timeout(info.cycles)
         if commit is not None:
             commit()
@@ -96,6 +99,8 @@ class Unit:
             raise SyncFault(f"semaphore sem={sem} overflows its capacity of {box.capacity}",
                             hint="every signal needs a matching wait")
         box.put(1)
+        if self.core.system.races is not None:
+            self.core.system.races.signal(self, sem)
         return None, 0
 
     def wait(self, instr):
@@ -109,6 +114,8 @@ class Unit:
             stall = self.env.now - t0
             self.counters["stall_token"] += stall
             self.waiting = None
+        if self.core.system.races is not None:
+            self.core.system.races.wait(self, sem)
         # its cycles (one: the sync rule) count once the semaphore is positive
         yield self.env.timeout(timing.RULES[instr.spec.timing](self.core.state.hw))
         return None, stall

@@ -91,6 +91,8 @@ class Dispatcher:
         if core.pending:
             self.waiting = "barrier: waiting for the core's units to drain"
             yield core.drain_event()
+        if instr.spec.ref == "barrier" and core.system.races is not None:
+            core.system.races.barrier(core)
         if instr.spec.ref == "gbarrier":
             try:
                 arrived = core.system.arrive(core.index, instr.fields["id"])

@@ -24,6 +24,8 @@ class DmaUnit(Unit):
             return (yield from super().execute(instr))
         core, env = self.core, self.env
         info, commit = issue(instr, core.state, core.dram, core.timing_only)
+        if core.system.races is not None:  # observes only: checked when the transfer starts
+            core.system.races.access(self, instr)
         hw = core.state.hw
         start = env.now
         fill_end = start + timing.dma_fill(hw, info.fill_elems)

@@ -36,7 +36,10 @@ def test_random_programs_run_or_fault(cores, target):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a numpy overflow or cast warning is a model bug too
         try:
-            fast = simulate(cores, target, timing_only=True, max_cycles=200_000)
+            # the race check on addresses alone (stricter than with data): a program it
+            # passes must run functionally too
+            fast = simulate(cores, target, timing_only=True, max_cycles=200_000,
+                            races="error")
         except SimulationFault as e:
             assert str(e)
             return
