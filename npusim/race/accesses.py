@@ -3,7 +3,7 @@ from isa.operands.extents and a DMA's DRAM bytes as a strided span."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -14,10 +14,10 @@ from isa.operands import dram_end, extents
 _WRITTEN = frozenset({"dst", "abuf"})
 
 
-@dataclass(frozen=True)
-class DramSpan:
+class DramSpan(NamedTuple):
     """DRAM bytes of one load/store: planes x rows rows of `width` bytes, as the DMA's address
-    generator steps them (rows `stride` bytes apart, planes `plane_stride` apart)."""
+    generator steps them (rows `stride` bytes apart, planes `plane_stride` apart). A tuple, so
+    the detector compares two spans at C speed."""
 
     base: int
     planes: int

@@ -56,13 +56,13 @@ class SramShadow:
         i, j = self._split(lo), self._split(hi)
         starts, cells, uid = self.starts, self.cells, acc.uid
         found = []
-        for k in range(i, j):
+        for k in range(i, j):  # unordered(): inlined, this loop is the detector's hot path
             w, reads = cells[k]
-            if w is not None and w.uid != uid and unordered(w, clock):
+            if w is not None and w.uid != uid and w.epoch > clock[w.uid]:
                 found.append(("WAW" if write else "RAW", w, starts[k], starts[k + 1]))
             if write:
                 for r in reads:
-                    if r.uid != uid and unordered(r, clock):
+                    if r.uid != uid and r.epoch > clock[r.uid]:
                         found.append(("WAR", r, starts[k], starts[k + 1]))
         if write:  # every later access meets this write first (or races with it)
             starts[i:j] = [lo]
@@ -124,7 +124,7 @@ class DramShadow:
         found, kept, uid = [], [], acc.uid
         for rec in self.records:
             other_span, other, other_write, other_clock, other_dup = rec
-            if other.uid != uid and (write or other_write) and unordered(other, clock):
+            if other.uid != uid and (write or other_write) and other.epoch > clock[other.uid]:
                 hit = span_overlap(span, other_span)
                 if hit is not None:
                     kept.append(rec)
