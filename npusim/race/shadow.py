@@ -39,24 +39,27 @@ class SramShadow:
         self.starts = [0, self.size]
         self.cells = [_EMPTY, None]  # the last entry is a sentinel at the buffer's end
 
-    def _split(self, at: int) -> int:
-        i = bisect_right(self.starts, at) - 1
-        if self.starts[i] == at:
+    def _split(self, at: int, lo: int = 0) -> int:
+        """The index of the segment starting at `at` (searched from `lo`), split off if needed."""
+        starts = self.starts
+        i = bisect_right(starts, at, lo) - 1
+        if starts[i] == at:
             return i
-        self.starts.insert(i + 1, at)
+        starts.insert(i + 1, at)
         self.cells.insert(i + 1, self.cells[i])
         return i + 1
 
     def access(self, lo: int, hi: int, acc: Access, write: bool, clock: list) -> list:
         """Record `acc` reading or writing [lo, hi); return [(kind, earlier Access, lo, hi)]
-        for every earlier conflicting access of another unit that is not ordered before it."""
-        lo, hi = max(lo, 0), min(hi, self.size)
+        for every earlier conflicting access of another unit that is not ordered before it.
+        (unordered() is inlined: this is the detector's hot path.)"""
         if hi <= lo:
             return []
-        i, j = self._split(lo), self._split(hi)
+        i = self._split(lo)
+        j = self._split(hi, i)
         starts, cells, uid = self.starts, self.cells, acc.uid
         found = []
-        for k in range(i, j):  # unordered(): inlined, this loop is the detector's hot path
+        for k in range(i, j):
             w, reads = cells[k]
             if w is not None and w.uid != uid and w.epoch > clock[w.uid]:
                 found.append(("WAW" if write else "RAW", w, starts[k], starts[k + 1]))
@@ -65,21 +68,26 @@ class SramShadow:
                     if r.uid != uid and r.epoch > clock[r.uid]:
                         found.append(("WAR", r, starts[k], starts[k + 1]))
         if write:  # every later access meets this write first (or races with it)
-            starts[i:j] = [lo]
-            cells[i:j] = [(acc, ())]
-        else:
-            # a read ordered after an earlier read stands for it: a later write unordered with
-            # the earlier one is unordered with this one too, or ordered after both
-            memo = {}
-            for k in range(i, j):
-                cell = cells[k]
-                new = memo.get(id(cell))
-                if new is None:
-                    w, reads = cell
-                    kept = tuple(r for r in reads if r.uid != uid and unordered(r, clock))
-                    new = memo[id(cell)] = (w, kept + (acc,))
-                cells[k] = new
-            self._merge(max(i - 1, 0), min(j + 1, len(cells) - 1))
+            del starts[i + 1:j], cells[i + 1:j]
+            cells[i] = (acc, ())
+            return found
+        # a read ordered after an earlier read stands for it: a later write unordered with the
+        # earlier one is unordered with this one too, or ordered after both
+        if j == i + 1:  # the usual case: one segment, nothing to merge
+            w, reads = cells[i]
+            cells[i] = (w, tuple(r for r in reads if r.uid != uid and r.epoch > clock[r.uid])
+                        + (acc,) if reads else (acc,))
+            return found
+        memo = {}
+        for k in range(i, j):
+            cell = cells[k]
+            new = memo.get(id(cell))
+            if new is None:
+                w, reads = cell
+                kept = tuple(r for r in reads if r.uid != uid and r.epoch > clock[r.uid])
+                new = memo[id(cell)] = (w, kept + (acc,))
+            cells[k] = new
+        self._merge(i, j)
         return found
 
     def _merge(self, i: int, j: int) -> None:
