@@ -88,7 +88,8 @@ class RaceDetector:
                 self._report(kind, other, acc, f"core{core.index} {buf}", a, b, "elements")
         if span is not None:
             dup = None
-            if span_written and not core.timing_only:  # the bytes a store writes: SRAM now
+            if span_written and not core.timing_only and len(self.dram.dma_uids) > 1:
+                # the bytes a store writes: its SRAM source now, when it starts
                 buf, lo, hi, _ = sram[0]
                 data = core.state.buffers[buf][lo:hi]
                 dup = (span, data.dtype.str, hashlib.blake2b(data.tobytes(),

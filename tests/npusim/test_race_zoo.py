@@ -1,5 +1,5 @@
-"""Every compiled zoo model runs race-free (races="error") on one core, four cores and four DMA
-engines, with its real constants and a random input, and reports nothing in warn mode."""
+"""Every compiled zoo model runs race-free on one core, four cores and four DMA engines, with
+its real constants and a random input (int8, and fp16 where the compiler is race-free)."""
 
 import numpy as np
 import pytest
@@ -12,6 +12,10 @@ from npusim.simulate import simulate
 MODELS = [("mlp", {}), ("small_cnn", {}), ("resnet18", {"resolution": 32}),
           ("mobilenetv2", {"resolution": 32}), ("resnet50", {"resolution": 32})]
 TARGETS = ["npu-edge", "npu-server", "npu-edge -dma-engines=4"]
+FP16_RACE = ("compiler bug found by the race detector: on several fp16 cores a swapped-roles "
+             "conv's accumulator transpose (tconv_gen 'transpose out') overwrites DRAM that "
+             "another core's 'store row' and 'grid rows' use; resnet18 at 32 on "
+             "'npu-server -dtype=fp16' computes NaN")
 
 
 def loaded_dram(compiled, seed=0) -> Dram:
@@ -20,7 +24,8 @@ def loaded_dram(compiled, seed=0) -> Dram:
     rng = np.random.default_rng(seed)
     g = compiled.float_graph
     feeds = {v: rng.standard_normal(g.type_of(v).shape).astype(np.float32) for v in g.inputs}
-    dev = compiled.module.quantize_inputs(feeds)
+    dev = compiled.module.quantize_inputs(feeds) if compiled.quantized else \
+        {e.name: feeds[e.model_name] for e in art.inputs}
     dram = Dram(Target.create(art.target).derived.dram_bytes)
     art.dram_image(dram)
     for e in art.inputs:
@@ -35,3 +40,13 @@ def test_compiled_zoo_model_has_no_race(model, kwargs, target):
     art = compiled.artifact
     result = simulate(art.program, art.target, dram=loaded_dram(compiled), races="warn")
     assert result.races == []
+
+
+@pytest.mark.parametrize("model,kwargs,target", [
+    ("small_cnn", {}, "npu-server -dtype=fp16"),
+    ("resnet18", {"resolution": 32}, "npu-edge -dtype=fp16"),
+    pytest.param("resnet18", {"resolution": 32}, "npu-server -dtype=fp16",
+                 marks=pytest.mark.xfail(strict=True, reason=FP16_RACE)),
+])
+def test_compiled_fp16_model_has_no_race(model, kwargs, target):
+    test_compiled_zoo_model_has_no_race(model, kwargs, target)
