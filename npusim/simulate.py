@@ -172,6 +172,8 @@ def simulate(program, target=None, dram: Dram | None = None, inputs: dict | None
         _bind_inputs(dram, tensors, inputs)
     system = System(target, streams, dram, timing_only=timing_only, trace=trace, races=races)
     cycles = system.run(max_cycles)
+    if system.races is not None:
+        system.races.summary()
     work = stats.work_totals(system)
     dram_bytes = dict(system.port.bytes)
     moved = dram_bytes["read"] + dram_bytes["write"]

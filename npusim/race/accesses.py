@@ -67,7 +67,7 @@ def accesses(instr, state) -> tuple[list, DramSpan | None, bool]:
     spec = instr.spec
     f = instr.fields
     if spec.cls == "dma":
-        chan_regs = state.regs.get(f"dma{f['chan']}")
+        chan_regs = state.regs[f"dma{f['chan']}"]
         buf = state.buf_names[f["buf"]]
         count = extents(instr, chan_regs)["sram"].count
         load = spec.ref == "dma_load"

@@ -12,6 +12,7 @@ from npusim.race.accesses import accesses
 from npusim.race.shadow import Access, DramShadow, SramShadow
 
 MODES = ("error", "warn", "off")
+WARN_LIMIT = 10  # RaceWarnings issued per run; SimResult.races lists every race
 
 
 class RaceDetector:
@@ -107,7 +108,15 @@ class RaceDetector:
         if self.mode == "error":
             raise err
         self.found.append(err)
-        warnings.warn(str(err), RaceWarning, stacklevel=2)
+        if len(self.found) <= WARN_LIMIT:
+            warnings.warn(str(err), RaceWarning, stacklevel=2)
+
+    def summary(self) -> None:
+        """One last warning when more races were found than were issued."""
+        if len(self.found) > WARN_LIMIT:
+            warnings.warn(f"{len(self.found) - WARN_LIMIT} more races not shown "
+                          f"({len(self.found)} in all); SimResult.races lists every one",
+                          RaceWarning, stacklevel=2)
 
 
 def _join(clock: list, other) -> None:

@@ -172,3 +172,16 @@ def test_stores_of_the_same_bytes_to_one_span_count_as_one_write():
     with pytest.raises(RaceError) as info:
         simulate(other, target, dram=dram)
     assert (info.value.kind, info.value.first.core, info.value.second.core) == ("WAW", 0, 1)
+
+
+def test_warn_mode_issues_ten_warnings_and_lists_every_race():
+    # twelve gemms, each reading ibuf while the one load may still be writing it
+    prog = [I("load", chan=0, buf="ibuf", sram=0, dram=0, rows=4, cols=4, stride=4)]
+    prog += [I("gemm", ibuf=0, wbuf=0, abuf=16 * i, m=4, k=4, n=4) for i in range(12)]
+    with pytest.warns(RaceWarning) as caught:
+        res = simulate(prog, "npu-tiny", races="warn")
+    assert [e.second.index for e in res.races] == list(range(1, 13))
+    assert {e.kind for e in res.races} == {"RAW"}
+    assert len(caught) == 11
+    assert str(caught[-1].message) == ("2 more races not shown (12 in all); SimResult.races "
+                                       "lists every one")
