@@ -5,7 +5,7 @@ A string that is exactly a module name (or "module:Class") counts as an import o
 that is how the CLI's subcommand table and the backend registry name what importlib loads.
 
 Two granularities. Components: isa, compiler, the npusim model (npusim's own modules: units,
-exec, memories, simulate, faults ...), npusim.runtime, npusim.flow, npusim.hw, npusim.cli and
+exec, race, memories, simulate, faults ...), npusim.runtime, npusim.flow, npusim.hw, npusim.cli and
 any other npusim subpackage; between them the graph is a DAG and each component imports only
 what the table below allows. Modules: no import cycle among the modules of isa and npusim (a
 module's import of its own package's __init__ aside: that is how a package re-exports). The
@@ -21,7 +21,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("isa", "compiler", "npusim")
 ENTRY = "npusim.__main__"  # `python -m npusim`: the one module allowed to import the CLI
-MODEL_PARTS = ("exec", "units")  # the model's subpackages; other npusim ones are components
+MODEL_PARTS = ("exec", "units", "race")  # the model's subpackages; other npusim ones are components
 _DOTTED = re.compile(r"(isa|compiler|npusim)(\.\w+)+(:\w+)?")
 ALLOWED = {  # component -> what it may import (besides itself)
     "isa": set(),
