@@ -120,9 +120,7 @@ class RaceDetector:
 
 
 def _join(clock: list, other) -> None:
-    for i, v in enumerate(other):
-        if v > clock[i]:
-            clock[i] = v
+    clock[:] = map(max, clock, other)
 
 
 def race_error(kind, first: Access, second: Access, space, lo, hi, units) -> RaceError:

@@ -113,7 +113,8 @@ class DramShadow:
 
     def __init__(self, dma_uids: list):
         self.dma_uids = list(dma_uids)
-        self.records: list = []  # (span, Access, written, clock of a read, dup key of a store)
+        # (lo, hi, span, Access, written, clock of a read, dup key of a store)
+        self.records: list = []
         self.dups: dict = {}     # dup key -> every Access that stored those bytes there
         self._since_prune = 0
 
@@ -130,8 +131,12 @@ class DramShadow:
         if len(self.dma_uids) < 2:  # one DMA unit in the machine: DRAM is in program order
             return []
         found, kept, uid = [], [], acc.uid
+        lo, hi = span.lo, span.hi
         for rec in self.records:
-            other_span, other, other_write, other_clock, other_dup = rec
+            if rec[1] <= lo or hi <= rec[0]:  # bounding ranges apart: the usual case
+                kept.append(rec)
+                continue
+            _, _, other_span, other, other_write, other_clock, other_dup = rec
             if other.uid != uid and (write or other_write) and other.epoch > clock[other.uid]:
                 hit = span_overlap(span, other_span)
                 if hit is not None:
@@ -149,10 +154,10 @@ class DramShadow:
             # the same bytes touched again after an ordered access: this one stands for it
             # (a read only for an earlier read)
             if other_span == span and (write or not other_write) and \
-                    (other.uid == uid or not unordered(other, clock)):
+                    (other.uid == uid or other.epoch <= clock[other.uid]):
                 continue
             kept.append(rec)
-        kept.append((span, acc, write, None if write else tuple(clock), dup))
+        kept.append((lo, hi, span, acc, write, None if write else tuple(clock), dup))
         if dup is not None:
             self.dups.setdefault(dup, []).append(acc)
         self.records = kept
@@ -169,4 +174,4 @@ class DramShadow:
             self.records = []
             return
         floor = {v: min(clocks[w][v] for w in dma if w != v) for v in dma}
-        self.records = [r for r in self.records if r[1].epoch > floor[r[1].uid]]
+        self.records = [r for r in self.records if r[3].epoch > floor[r[3].uid]]
