@@ -21,18 +21,14 @@ class RaceDetector:
 
     def __init__(self, system, mode: str = "error"):
         self.mode = mode
-        self.units = []  # uid -> Unit
-        for core in system.cores:
-            for unit in core.units.values():
-                unit.race_id = len(self.units)
-                self.units.append(unit)
-        n = len(self.units)
+        units = [u for core in system.cores for u in core.units.values()]
+        self.uid = {unit: i for i, unit in enumerate(units)}  # the clock index of each unit
+        n = len(units)
         self.clocks = [[0] * n for _ in range(n)]
         self.tokens: dict = {}  # (core, sem) -> clocks of the signals not yet waited for
         self.sram = [{b: SramShadow(size) for b, size in core.state.sizes.items()}
                      for core in system.cores]
-        self.dram = DramShadow([u.race_id for u in self.units if u.name.startswith("dma")])
-        self.cores = system.cores
+        self.dram = DramShadow([i for i, u in enumerate(units) if u.name.startswith("dma")])
         self.found: list[RaceError] = []
         self._seen: set = set()
 
@@ -41,24 +37,24 @@ class RaceDetector:
     def signal(self, unit, sem: int) -> None:
         """The semaphore's increment carries everything its unit has done so far."""
         self.tokens.setdefault((unit.core.index, sem), deque()).append(
-            tuple(self.clocks[unit.race_id]))
+            tuple(self.clocks[self.uid[unit]]))
 
     def wait(self, unit, sem: int) -> None:
         """The n-th wait that gets a semaphore is ordered after its n-th signal."""
         queue = self.tokens.get((unit.core.index, sem))
         if queue:
-            _join(self.clocks[unit.race_id], queue.popleft())
+            _join(self.clocks[self.uid[unit]], queue.popleft())
 
     def barrier(self, core) -> None:
         """The core has drained: whatever its units did is ordered before what they do next."""
-        self._join_all([u.race_id for u in core.units.values()])
+        self._join_all([self.uid[u] for u in core.units.values()])
         for shadow in self.sram[core.index].values():
             shadow.clear()
         self.dram.prune(self.clocks)
 
     def gbarrier(self) -> None:
         """Every core has drained and arrived: everything so far is ordered before the rest."""
-        self._join_all(range(len(self.units)))
+        self._join_all(range(len(self.clocks)))
         for shadows in self.sram:
             for shadow in shadows.values():
                 shadow.clear()
@@ -78,7 +74,7 @@ class RaceDetector:
         sram, span, span_written = accesses(instr, core.state)
         if not sram and span is None:
             return
-        uid = unit.race_id
+        uid = self.uid[unit]
         clock = self.clocks[uid]
         clock[uid] += 1
         index = unit.current[0]

@@ -124,7 +124,7 @@ class DramShadow:
 
     def _witnessed(self, dup, clock) -> bool:
         """Some store of `dup`'s bytes is ordered before the access whose clock is `clock`."""
-        return any(m.epoch <= clock[m.uid] for m in self.dups.get(dup, ()))
+        return any(not unordered(m, clock) for m in self.dups.get(dup, ()))
 
     def access(self, span, acc: Access, write: bool, clock: list, clocks: list,
                dup=None) -> list:
