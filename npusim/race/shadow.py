@@ -102,8 +102,9 @@ class SramShadow:
 
 
 class DramShadow:
-    """The DRAM accesses some DMA unit may still race with: a list pruned when every other DMA
-    unit's clock has passed an access (it can no longer be unordered with anything later).
+    """The DRAM accesses some DMA unit may still race with: the reads and the writes, each a
+    list pruned when every other DMA unit's clock has passed an access (it can no longer be
+    unordered with anything later). A read is compared with the writes only.
 
     Stores that write the very same bytes to the very same span (`dup`, known in functional
     mode) count as one write: they cannot change what anyone reads in any order, so a read
@@ -113,14 +114,14 @@ class DramShadow:
 
     def __init__(self, dma_uids: list):
         self.dma_uids = list(dma_uids)
-        # (lo, hi, span, Access, written, clock of a read, dup key of a store)
-        self.records: list = []
+        # (lo, hi, span, Access, clock of a read / dup key of a store)
+        self.reads: list = []
+        self.writes: list = []
         self.dups: dict = {}     # dup key -> every Access that stored those bytes there
         self._since_prune = 0
 
     def clear(self) -> None:
-        self.records = []
-        self.dups = {}
+        self.reads, self.writes, self.dups = [], [], {}
 
     def _witnessed(self, dup, clock) -> bool:
         """Some store of `dup`'s bytes is ordered before the access whose clock is `clock`."""
@@ -130,48 +131,55 @@ class DramShadow:
                dup=None) -> list:
         if len(self.dma_uids) < 2:  # one DMA unit in the machine: DRAM is in program order
             return []
-        found, kept, uid = [], [], acc.uid
-        lo, hi = span.lo, span.hi
-        for rec in self.records:
-            if rec[1] <= lo or hi <= rec[0]:  # bounding ranges apart: the usual case
-                kept.append(rec)
-                continue
-            _, _, other_span, other, other_write, other_clock, other_dup = rec
-            if other.uid != uid and (write or other_write) and other.epoch > clock[other.uid]:
-                hit = span_overlap(span, other_span)
-                if hit is not None:
-                    kept.append(rec)
-                    if write and other_write:
-                        benign = dup is not None and dup == other_dup
-                    elif write:  # it overwrites what the earlier read saw with the same bytes
-                        benign = dup is not None and self._witnessed(dup, other_clock)
-                    else:        # it reads what an ordered store of the same bytes left there
-                        benign = other_dup is not None and self._witnessed(other_dup, clock)
-                    if not benign:
-                        kind = ("WAW" if other_write else "WAR") if write else "RAW"
-                        found.append((kind, other, *hit))
-                    continue
-            # the same bytes touched again after an ordered access: this one stands for it
-            # (a read only for an earlier read)
-            if other_span == span and (write or not other_write) and \
-                    (other.uid == uid or other.epoch <= clock[other.uid]):
-                continue
-            kept.append(rec)
-        kept.append((lo, hi, span, acc, write, None if write else tuple(clock), dup))
-        if dup is not None:
-            self.dups.setdefault(dup, []).append(acc)
-        self.records = kept
+        found = []
+        self.writes = self._scan(self.writes, True, span, acc, write, clock, dup, found)
+        if write:
+            self.reads = self._scan(self.reads, False, span, acc, write, clock, dup, found)
+            self.writes.append((span.lo, span.hi, span, acc, dup))
+            if dup is not None:
+                self.dups.setdefault(dup, []).append(acc)
+        else:
+            self.reads.append((span.lo, span.hi, span, acc, tuple(clock)))
         self._since_prune += 1
         if self._since_prune >= self.PRUNE_EVERY:
             self.prune(clocks)
         return found
+
+    def _scan(self, records, of_writes, span, acc, write, clock, dup, found) -> list:
+        """Check `acc` against `records` (writes, or reads); return the ones still needed."""
+        kept, uid = [], acc.uid
+        lo, hi = span.lo, span.hi
+        for rec in records:
+            if rec[1] <= lo or hi <= rec[0]:  # bounding ranges apart: the usual case
+                kept.append(rec)
+                continue
+            other_span, other, extra = rec[2], rec[3], rec[4]
+            if other.uid != uid and other.epoch > clock[other.uid]:  # unordered(), inlined
+                hit = span_overlap(span, other_span)
+                if hit is not None:
+                    kept.append(rec)
+                    if write and of_writes:
+                        benign = dup is not None and dup == extra
+                    elif write:  # it overwrites what the earlier read saw with the same bytes
+                        benign = dup is not None and self._witnessed(dup, extra)
+                    else:        # it reads what an ordered store of the same bytes left there
+                        benign = extra is not None and self._witnessed(extra, clock)
+                    if not benign:
+                        kind = ("WAW" if of_writes else "WAR") if write else "RAW"
+                        found.append((kind, other, *hit))
+                    continue
+            elif other_span == span and (write or not of_writes):
+                continue  # the same bytes again after an ordered access: this one stands for it
+            kept.append(rec)
+        return kept
 
     def prune(self, clocks: list) -> None:
         """Drop every access that each other DMA unit's clock has passed."""
         self._since_prune = 0
         dma = self.dma_uids
         if len(dma) < 2:
-            self.records = []
+            self.clear()
             return
         floor = {v: min(clocks[w][v] for w in dma if w != v) for v in dma}
-        self.records = [r for r in self.records if r[3].epoch > floor[r[3].uid]]
+        self.reads = [r for r in self.reads if r[3].epoch > floor[r[3].uid]]
+        self.writes = [r for r in self.writes if r[3].epoch > floor[r[3].uid]]
