@@ -64,7 +64,8 @@ class SimResult:
                 "instructions": self.instructions, "macs": self.macs,
                 "utilization": self.utilization, "dram_bytes": dict(self.dram_bytes),
                 "dram_bw_achieved": self.dram_bw_achieved, "units": self.units,
-                "energy_pj": self.energy_pj, "sim_wall_s": self.sim_wall_s}
+                "energy_pj": self.energy_pj, "sim_wall_s": self.sim_wall_s,
+                "races": len(self.races)}
 
     def chrome_trace(self) -> dict:
         return stats.chrome_trace(self.trace, list(self.units),

@@ -1,14 +1,19 @@
-"""What `npusim run` and `npusim compile` share: the defaults, -t parsing with the flag in the
-message, and the trace file."""
+"""What the subcommands share: the defaults, -t parsing with the flag in the message, the
+trace file and the race-check flag."""
 
 from __future__ import annotations
+
+import sys
+import warnings
+from contextlib import contextmanager
 
 from npusim.cli.errors import UsageError
 from npusim.flow import DEFAULT_TARGET
 
 DEFAULT_MODEL = "resnet18"
 __all__ = ["DEFAULT_MODEL", "DEFAULT_TARGET", "all_target_kinds", "target_arg",
-           "npu_target_arg", "save_trace"]
+           "npu_target_arg", "save_trace", "add_races_argument", "race_warnings"]
+RACE_LINES = 10  # races printed in --races warn mode; the count of the rest follows
 
 
 def all_target_kinds() -> None:
@@ -45,3 +50,27 @@ def save_trace(result, path: str | None) -> None:
         result.save_chrome_trace(path)
     except OSError as e:
         raise UsageError(f"cannot write '{path}': {e.strerror or e}") from None
+
+
+def add_races_argument(p) -> None:
+    p.add_argument("--races", choices=("error", "warn", "off"),
+                   help="the race check (docs/races.md): 'error' stops at the first access two "
+                        "units make to overlapping data that no signal/wait or barrier orders; "
+                        "'warn' reports each race on stderr and goes on; 'off' skips the check "
+                        "(default: error; off with --timing-only)")
+
+
+@contextmanager
+def race_warnings(results: list):
+    """Silence the model's RaceWarnings inside the block; afterwards print the races of the
+    SimResults appended to `results` as `npusim: warning:` lines on stderr."""
+    from npusim.faults import RaceWarning
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RaceWarning)
+        yield results
+    races = [race for r in results for race in r.races]
+    for race in races[:RACE_LINES]:
+        print(f"npusim: warning: {race}", file=sys.stderr)
+    if len(races) > RACE_LINES:
+        print(f"npusim: warning: {len(races) - RACE_LINES} more races not shown "
+              "(all are counted in --json's 'races')", file=sys.stderr)

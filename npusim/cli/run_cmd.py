@@ -8,7 +8,8 @@ from pathlib import Path
 
 from npusim.cli.compare import add_arguments as add_compare_arguments
 from npusim.cli.errors import UsageError
-from npusim.cli.options import DEFAULT_MODEL, DEFAULT_TARGET, npu_target_arg, save_trace
+from npusim.cli.options import (DEFAULT_MODEL, DEFAULT_TARGET, add_races_argument,
+                                npu_target_arg, race_warnings, save_trace)
 
 
 def register(subparsers) -> None:
@@ -30,6 +31,7 @@ def register(subparsers) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the random test input")
     p.add_argument("--timing-only", action="store_true",
                    help="skip data (no verification): cycles only, much faster")
+    add_races_argument(p)
     add_compare_arguments(p)  # --compare: CPU/GPU baselines
     p.set_defaults(func=run)
 
@@ -46,9 +48,10 @@ def run(args) -> int:
     target = npu_target_arg(args.target)
     with stages(not args.json) as step:
         compiled = flow.compile(args.model, target, resolution=args.resolution, progress=step)
-    with ticking(not args.json, "simulate"):
+    with ticking(not args.json, "simulate"), race_warnings([]) as sims:
         result = flow.simulate(compiled, timing_only=args.timing_only, trace=bool(args.trace),
-                               seed=args.seed)
+                               seed=args.seed, races=args.races)
+        sims.append(result.sim)
     if not args.timing_only:
         with ticking(not args.json, "verify"):
             flow.verify(compiled, result)
@@ -73,8 +76,10 @@ def run_artifact(args) -> int:
     # -t defaults to the artifact's own target; another one may differ only in timing
     target = npu_target_arg(compiled.artifact.target if args.target == DEFAULT_TARGET
                             else args.target)
-    result = flow.simulate(compiled, target=target, timing_only=args.timing_only,
-                           trace=bool(args.trace), seed=args.seed)
+    with race_warnings([]) as sims:
+        result = flow.simulate(compiled, target=target, timing_only=args.timing_only,
+                               trace=bool(args.trace), seed=args.seed, races=args.races)
+        sims.append(result.sim)
     save_trace(result, args.trace)
     s = result.to_json()
     print(json.dumps(s, indent=1) if args.json else format_report(s))

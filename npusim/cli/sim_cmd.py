@@ -7,6 +7,7 @@ import json
 import numpy as np
 
 from npusim.cli.errors import UsageError
+from npusim.cli.options import add_races_argument, race_warnings
 
 
 def register(subparsers) -> None:
@@ -34,6 +35,7 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print the results as one JSON object")
     p.add_argument("--max-cycles", type=_positive, metavar="N",
                    help="stop with a fault after N cycles")
+    add_races_argument(p)
     p.set_defaults(func=run)
 
 
@@ -76,8 +78,11 @@ def run(args) -> int:
             data = _load_input(inputs[name], slot) if name in inputs else _fill(slot, rng)
             bindings[name] = dev.upload(data, name=name) if not args.timing_only \
                 else dev.alloc(slot.shape, slot.dtype, name=name)
-        result = dev.sync(dev.run(prog, bindings, timing_only=args.timing_only,
-                                  max_cycles=args.max_cycles, trace=bool(args.trace)))
+        with race_warnings([]) as sims:
+            result = dev.sync(dev.run(prog, bindings, timing_only=args.timing_only,
+                                      max_cycles=args.max_cycles, trace=bool(args.trace),
+                                      races=args.races))
+            sims.append(result)
         for name, path in outputs.items():
             _save(path, dev.copy_from_device(bindings[name]), name)
     if args.trace:

@@ -11,13 +11,14 @@ from npusim.flow.sim import simulate
 
 
 def run(model: Any, target: Any = None, inputs: dict | None = None, *,
-        timing_only: bool = False, trace: bool = False, seed: int = 0,
+        timing_only: bool = False, trace: bool = False, seed: int = 0, races: str | None = None,
         resolution: int | None = None, **options: Any) -> Result:
     """compile(model, target, resolution=..., **options), simulate it on `inputs` (seeded
     random ones by default) and, unless timing_only or the model is not at hand (a loaded
     artifact), verify it; -> the Result, its verdict in result.verification."""
     compiled = compile(model, target, resolution=resolution, **options)
-    result = simulate(compiled, inputs, timing_only=timing_only, trace=trace, seed=seed)
+    result = simulate(compiled, inputs, timing_only=timing_only, trace=trace, seed=seed,
+                      races=races)
     if not timing_only and compiled.has_model:
         verify(compiled, result)
     return result

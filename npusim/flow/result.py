@@ -112,7 +112,8 @@ class Result:
                "energy_pj": self.energy_pj, "sim_wall_s": self.sim.sim_wall_s,
                "compile_s": self.compile_s, "instructions": int(self.sim.instructions),
                "dram_bytes": int(sum(self.sim.dram_bytes.values())),
-               "timing_only": self.sim.timing_only, "layers": rows}
+               "timing_only": self.sim.timing_only, "races": len(self.sim.races),
+               "layers": rows}
         if self.backends is not None:
             out["backends"] = self.backends
         return out

@@ -13,7 +13,8 @@ from npusim.flow.result import Result
 
 
 def simulate(compiled, inputs: dict | None = None, timing_only: bool = False,
-             trace: bool = False, *, target: Any = None, seed: int = 0) -> Result:
+             trace: bool = False, *, target: Any = None, seed: int = 0,
+             races: str | None = None) -> Result:
     """Simulate `compiled` (an npu build from compile()) and collect its Result.
 
     inputs: float feeds {model input: array}, quantized on the host as a deployment would;
@@ -21,7 +22,9 @@ def simulate(compiled, inputs: dict | None = None, timing_only: bool = False,
     None: seeded random ones (`seed`). timing_only skips all data work (same cycles, no
     outputs). trace keeps the per-instruction trace (result.trace, save_chrome_trace).
     target: run on another Target than the compiled one; only timing attributes (bandwidths,
-    latencies, clock, energy) may differ. Raises a SimulationFault when the program faults."""
+    latencies, clock, energy) may differ. races: the race check, "error" | "warn" | "off"
+    (None: error in functional mode, off in timing-only; docs/races.md). Raises a
+    SimulationFault when the program faults (a RaceError for an unordered access)."""
     art = compiled.artifact
     if art is None:
         raise FlowError(f"{compiled.name} was compiled for the {compiled.kind} target "
@@ -41,13 +44,13 @@ def simulate(compiled, inputs: dict | None = None, timing_only: bool = False,
         dev_in = device_inputs(compiled, feeds)
     else:
         dev_in = random_device_inputs(art, seed) if inputs is None else inputs
-    sim, outputs = execute(art, dev_in, target, timing_only=timing_only)
+    sim, outputs = execute(art, dev_in, target, timing_only=timing_only, races=races)
     return Result.collect(compiled, sim, feeds=feeds, device_inputs=dev_in, outputs=outputs,
                           keep_trace=trace)
 
 
 def execute(artifact, inputs: dict | None, target: Any = None,
-            timing_only: bool = False) -> tuple:
+            timing_only: bool = False, races: str | None = None) -> tuple:
     """Simulate an artifact (anything with program, target, inputs, outputs, dram_image) on
     device tensors {artifact input: array}; -> (npusim SimResult, {output: array}, or {}
     when timing_only)."""
@@ -60,7 +63,8 @@ def execute(artifact, inputs: dict | None, target: Any = None,
         artifact.dram_image(dram)
         for e in artifact.inputs:
             dram.write(e.dram, np.asarray(inputs[e.name]).astype(e.dtype).reshape(e.shape))
-    result = run_program(artifact.program, target, dram=dram, timing_only=timing_only)
+    result = run_program(artifact.program, target, dram=dram, timing_only=timing_only,
+                         races=races)
     outputs = {} if timing_only else {e.name: dram.read(e.dram, e.shape, e.dtype)
                                       for e in artifact.outputs}
     return result, outputs

@@ -135,9 +135,11 @@ class Device:
         return loaded
 
     def run(self, program, bindings: dict | None = None, *, timing_only: bool = False,
-            max_cycles: int | None = None, trace: bool = True) -> RunHandle:
+            max_cycles: int | None = None, trace: bool = True,
+            races: str | None = None) -> RunHandle:
         """Submit a run. Bound buffers are staged into the program's tensor addresses (or used
-        in place when they sit there) and copied back after; see docs/runtime.md."""
+        in place when they sit there) and copied back after; see docs/runtime.md. races: the
+        race check of npusim.simulate.simulate (docs/races.md)."""
         self._check_open("run")
         loaded = program if isinstance(program, LoadedProgram) else self.load_program(program)
         plan = staging.plan(loaded, dict(bindings or {}), self)
@@ -147,7 +149,8 @@ class Device:
         undo = None if timing_only else staging.stage_in(plan, self.dram, self.pool)
         try:
             handle.result = simulate(loaded.program, self.target, dram=self.dram,
-                                     timing_only=timing_only, max_cycles=max_cycles, trace=trace)
+                                     timing_only=timing_only, max_cycles=max_cycles, trace=trace,
+                                     races=races)
         except SimulationFault as e:
             handle.fault = RunFault(f"run {handle.id} of {loaded.source} on {self.name} "
                                     f"faulted: {e}", e)
