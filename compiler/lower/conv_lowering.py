@@ -36,7 +36,7 @@ def lower_conv(lw, n: Node) -> None:
                                         sub=(geom.h, geom.w, geom.sh, geom.sw))
         lw.layers += layers
         for name, (shape, dtype) in getattr(layers[0], "scratch_types", {}).items():
-            lw.add_tensor(name, shape, dtype)
+            lw.add_tensor(name, shape, dtype, in_dram=True)
         return
     # candidates: (estimated cycles, layers); the cheapest is kept
     cands = [plain_or_swapped(lw, n, x_in, geom, w, epi, note="")]
@@ -67,7 +67,7 @@ def lower_conv(lw, n: Node) -> None:
             new = layer.f.new if isinstance(layer, FoldCopyLayer) else rewrite.new
             lw.add_tensor(layer.y, (new.n, new.h, new.w, new.cin), x.dtype)
         for name, (shape, dtype) in getattr(layer, "scratch_types", {}).items():
-            lw.add_tensor(name, shape, dtype)
+            lw.add_tensor(name, shape, dtype, in_dram=True)
         lw.layers.append(layer)
 
 
@@ -104,7 +104,7 @@ def plain_or_swapped(lw, n: Node, x_in: str, geom: ConvGeom, w, epi: Epilogue,
         grid, acc = f"{n.name}.grid", f"{n.name}.acc"
         layer = TConvLayer(n.name, x_in, n.output, geom, w, epi, grid, acc, swapped)
         layer.scratch_types = {
-            grid: ((hg, wg, geom.cin), lw.g.type_of(n.inputs[0]).dtype),
+            grid: ((hg, wg, geom.cin), lw.dram_dtype(lw.g.type_of(n.inputs[0]).dtype)),
             acc: (((geom.oh - 1) * wg + geom.ow, geom.cout),
                   "float32" if lw.fp16 else "int32")}
         layer.note = "swapped roles" + (f", {note}" if note else "")

@@ -135,11 +135,19 @@ class _Lowerer:
         return LoweredProgram(g.name, self.t, self.hw, self.layers, self.tensors, self.aliases,
                               list(g.inputs), list(g.outputs), g, self.notes)
 
-    def add_tensor(self, v: str, shape=None, dtype=None) -> str:
+    def add_tensor(self, v: str, shape=None, dtype=None, *, in_dram: bool = False) -> str:
+        """Register DRAM tensor `v` (its graph type unless shape/dtype are given). A graph
+        dtype is mapped to its DRAM element type (float tensors are float16 on an fp16
+        datapath); in_dram: `dtype` already is one (a scratch such as an accumulator spill,
+        whose float32/int32 words must keep their 4 bytes)."""
         t = self.g.type_of(v) if shape is None else None
+        dtype = dtype or t.dtype
         self.tensors[v] = TensorInfo(tuple(shape if shape is not None else t.shape),
-                                     _dram_dtype(dtype or t.dtype, self.fp16))
+                                     dtype if in_dram else self.dram_dtype(dtype))
         return v
+
+    def dram_dtype(self, dtype: str) -> str:
+        return _dram_dtype(dtype, self.fp16)
 
     def const(self, v: str) -> np.ndarray:
         return self.g.constants[v]

@@ -76,7 +76,7 @@ class TConvLayer:
     kind: str = "conv"
     note: str = "swapped roles"
     useful_macs: int | None = None
-    scratch_types: dict = field(default_factory=dict)  # scratch tensor -> (shape, dtype)
+    scratch_types: dict = field(default_factory=dict)  # scratch -> (shape, DRAM dtype)
     sub: tuple | None = None         # (h, w, sh, sw) of the input when loads subsample it
 
     @property
