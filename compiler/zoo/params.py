@@ -15,7 +15,9 @@ class ParamGen:
     def conv(self, cout: int, cin_per_group: int, k: int) -> np.ndarray:
         """OIHW weights, He-normal: std = sqrt(2 / fan_in)."""
         std = np.sqrt(2.0 / (cin_per_group * k * k))
-        return (self.rng.standard_normal((cout, cin_per_group, k, k)) * std).astype(np.float32)
+        w = self.rng.standard_normal((cout, cin_per_group, k, k))
+        w *= std  # in place: the same float64 product, without a second large temporary
+        return w.astype(np.float32)
 
     def bn(self, c: int, gamma_scale: float = 1.0) -> tuple:
         """(gamma, beta, mean, var): near-identity statistics, so folding is non-trivial but
@@ -29,6 +31,7 @@ class ParamGen:
 
     def dense(self, fin: int, fout: int) -> tuple:
         """(w (in, out), b): std = sqrt(1 / fan_in) keeps logits at the features' scale."""
-        w = self.rng.standard_normal((fin, fout)) * np.sqrt(1.0 / fin)
+        w = self.rng.standard_normal((fin, fout))
+        w *= np.sqrt(1.0 / fin)
         b = self.rng.normal(0.0, 0.01, fout)
         return w.astype(np.float32), b.astype(np.float32)
