@@ -45,10 +45,11 @@ def sigmoid(x: np.ndarray) -> np.ndarray:
 
 
 register_op(OpDef("nn.relu", ("data",), unary_type,
-                  lambda arr, a: np.maximum(arr[0], 0).astype(arr[0].dtype, copy=False), doc="max(x, 0)",
-                  traits=("elementwise",)))
+                  lambda arr, a: np.maximum(arr[0], 0).astype(arr[0].dtype, copy=False),
+                  doc="max(x, 0)", traits=("elementwise",)))
 register_op(OpDef("clip", ("data",), clip_type,
-                  lambda arr, a: np.clip(arr[0], a["min"], a["max"]).astype(arr[0].dtype, copy=False),
+                  lambda arr, a: np.clip(arr[0], a["min"], a["max"]).astype(arr[0].dtype,
+                                                                            copy=False),
                   (Attr("min", "float", -np.inf), Attr("max", "float", np.inf)),
                   doc="min(max(x, min), max); ReLU6 is clip(0, 6)",
                   traits=("elementwise",)))
