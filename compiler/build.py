@@ -6,6 +6,7 @@ Both are target-independent, so build_quantized and float_front_half are cached 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 
 from .errors import CompilerError
@@ -65,8 +66,13 @@ def build_quantized(model, calib_inputs=None, *, num_calib: int = 8, seed: int =
                                log=ctx.log)
 
     from .cache import cached
+    source = rebuilt_source(model, model_kwargs)
     module = cached("quantized", model, compute, pipeline=str(pm), calib_inputs=calib_inputs,
-                    num_calib=num_calib, seed=seed, model_kwargs=model_kwargs)
+                    num_calib=num_calib, seed=seed, model_kwargs=model_kwargs,
+                    stored=None if source is None else
+                    (lambda m: dataclasses.replace(m, float_graph=None)),
+                    restored=None if source is None else
+                    (lambda m: dataclasses.replace(m, float_graph=source)))
     # the front half never reads the Target (dtype aside, checked above): one entry serves all
     return dataclasses.replace(module, target=target)
 
@@ -92,7 +98,21 @@ def float_front_half(model, **model_kwargs) -> tuple:
         return source, g, split_host_softmax(g)
 
     from .cache import cached
-    return cached("float", model, compute, pipeline=FLOAT_PIPELINE, model_kwargs=model_kwargs)
+    source = rebuilt_source(model, model_kwargs)
+    return cached("float", model, compute, pipeline=FLOAT_PIPELINE, model_kwargs=model_kwargs,
+                  stored=None if source is None else (lambda v: (None,) + v[1:]),
+                  restored=None if source is None else (lambda v: (source,) + v[1:]))
+
+
+def rebuilt_source(model, model_kwargs: dict):
+    """For a zoo model, its float model as a LazyGraph (built on first use), so a cache entry
+    need not store it: the zoo's code, in the cache key, pins its content. None otherwise
+    (an imported model is stored: its file may change after the compile)."""
+    from . import zoo
+    if not (isinstance(model, str) and model in zoo.MODELS):
+        return None
+    from .ir.lazy import LazyGraph
+    return LazyGraph(functools.partial(load_model, model, **model_kwargs))
 
 
 def split_host_softmax(g: Graph) -> dict:

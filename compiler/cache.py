@@ -8,7 +8,9 @@ may be deleted at any time. An entry is a pickle of (its key, the value) behind 
 header, its length and its CRC-32: a truncated, corrupted or foreign file (another key's,
 another version's) is ignored and rebuilt, never trusted. Like any build cache the folder is
 the user's own; entries are written atomically (a temp file, then os.replace), so concurrent
-compiles never read half a file."""
+compiles never read half a file. A zoo model's entry leaves out its float model (the float
+reference's graph, which the back half never reads): it is rebuilt on first use
+(compiler.build.rebuilt_source)."""
 
 from __future__ import annotations
 
@@ -151,14 +153,18 @@ def store(name: str, value) -> None:
         return
 
 
-def cached(kind: str, model, compute: Callable[[], object], **options):
+def cached(kind: str, model, compute: Callable[[], object], *, stored=None, restored=None,
+           **options):
     """compute() unless an entry for (kind, model, options) exists; stores a fresh result.
-    Each call returns its own copy (a loaded one, or the computed one, already pickled)."""
+    Each call returns its own copy (a loaded one, or the computed one, already pickled).
+    stored(value) -> what the entry keeps of a computed value (default: all of it), and
+    restored(kept) -> the value again, for a loaded entry (what was left out rebuilt lazily)."""
     name = key(kind, model, **options) if cache_dir() is not None else None
     if name is None:
         return compute()
-    value = load(name)
-    if value is None:
-        value = compute()
-        store(name, value)
+    kept = load(name)
+    if kept is not None:
+        return restored(kept) if restored is not None else kept
+    value = compute()
+    store(name, stored(value) if stored is not None else value)
     return value

@@ -43,15 +43,15 @@ def dequantize(q: np.ndarray, scale: float) -> np.ndarray:
 def weight_scales(w: np.ndarray, axis: int) -> np.ndarray:
     """Per-channel symmetric scales along `axis`; all-zero channels get scale 1."""
     other = tuple(i for i in range(w.ndim) if i != axis % w.ndim)
-    absmax = np.abs(w.astype(np.float64)).max(axis=other)
+    absmax = np.abs(w).max(axis=other).astype(np.float64)  # |x| and max are exact
     return np.where(absmax > 0, absmax / QMAX, 1.0)
 
 
 def quantize_weights(w: np.ndarray, axis: int) -> tuple:
     """(int8 weights in [-127, 127], float64 scales per channel along `axis`)."""
     s = weight_scales(w, axis)
-    q = np.clip(np.rint(w.astype(np.float64) / per_channel(s, axis % w.ndim, w.ndim)),
-                -QMAX, QMAX)
+    q = np.divide(w, per_channel(s, axis % w.ndim, w.ndim), dtype=np.float64)
+    np.clip(np.rint(q, out=q), -QMAX, QMAX, out=q)  # in place: one float64 temporary
     return q.astype(np.int8), s
 
 

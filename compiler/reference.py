@@ -33,10 +33,15 @@ def _bind_inputs(graph: Graph, feeds: dict) -> dict:
     return env
 
 
-def run_graph(graph: Graph, feeds: dict, keep_all: bool = False) -> dict:
+def run_graph(graph: Graph, feeds: dict, keep_all: bool = False, observe=None) -> dict:
     """Execute `graph` on `feeds` {input: array}; return {output: array} (all values if
-    keep_all, for calibration and debugging)."""
+    keep_all, for debugging). observe(name, array), when given, sees each input and each
+    computed value as it appears, in graph order (calibration's statistics: no need to keep
+    every value alive, as keep_all does)."""
     env = _bind_inputs(graph, feeds)
+    if observe is not None:
+        for v in graph.inputs:
+            observe(v, env[v])
     env.update(graph.constants)
     last_use = {}
     for i, n in enumerate(graph.nodes):
@@ -47,10 +52,12 @@ def run_graph(graph: Graph, feeds: dict, keep_all: bool = False) -> dict:
         attrs = op.normalize_attrs(n.attrs, n.name)
         out = np.asarray(op.compute([env[v] for v in n.inputs], attrs))
         want = graph.types.get(n.output)
-        if want is not None and (out.shape != want.shape or str(out.dtype) != want.dtype):
+        if want is not None and (out.shape != want.shape or out.dtype != want.dtype):
             raise GraphError(f"node '{n.name}' ({n.op}) computed {out.dtype}{list(out.shape)}, "
                              f"its type says {want}; this is a bug in the op's compute")
         env[n.output] = out
+        if observe is not None:
+            observe(n.output, out)
         if not keep_all:  # free activations early: resnet50 at 224 would hold ~1 GB otherwise
             for v in n.inputs:
                 if last_use.get(v) == i and v not in graph.outputs and v not in graph.constants:

@@ -45,10 +45,11 @@ def sigmoid(x: np.ndarray) -> np.ndarray:
 
 
 register_op(OpDef("nn.relu", ("data",), unary_type,
-                  lambda arr, a: np.maximum(arr[0], 0).astype(arr[0].dtype), doc="max(x, 0)",
-                  traits=("elementwise",)))
+                  lambda arr, a: np.maximum(arr[0], 0).astype(arr[0].dtype, copy=False),
+                  doc="max(x, 0)", traits=("elementwise",)))
 register_op(OpDef("clip", ("data",), clip_type,
-                  lambda arr, a: np.clip(arr[0], a["min"], a["max"]).astype(arr[0].dtype),
+                  lambda arr, a: np.clip(arr[0], a["min"], a["max"]).astype(arr[0].dtype,
+                                                                            copy=False),
                   (Attr("min", "float", -np.inf), Attr("max", "float", np.inf)),
                   doc="min(max(x, min), max); ReLU6 is clip(0, 6)",
                   traits=("elementwise",)))
@@ -63,11 +64,11 @@ register_op(OpDef("nn.softmax", ("data",), softmax_type,
                   doc="exp(x) / sum(exp(x)) along `axis`",
                   traits=("channel_axis",)))
 register_op(OpDef("add", ("lhs", "rhs"), binary_type,
-                  lambda arr, a: (arr[0] + arr[1]).astype(arr[0].dtype),
+                  lambda arr, a: (arr[0] + arr[1]).astype(arr[0].dtype, copy=False),
                   doc="elementwise sum, numpy broadcasting",
                   traits=("elementwise", "residual_add")))
 register_op(OpDef("multiply", ("lhs", "rhs"), binary_type,
-                  lambda arr, a: (arr[0] * arr[1]).astype(arr[0].dtype),
+                  lambda arr, a: (arr[0] * arr[1]).astype(arr[0].dtype, copy=False),
                   doc="elementwise product, numpy broadcasting",
                   traits=("elementwise",)))
 register_op(OpDef("identity", ("data",), lambda types, a: types[0], lambda arr, a: arr[0],

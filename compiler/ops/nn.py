@@ -111,7 +111,7 @@ def bias_add_type(types, a) -> TensorType:
 def bias_add_compute(arr, a):
     x, b = arr
     axis = a["axis"] % x.ndim
-    return (x + per_channel(b, axis, x.ndim)).astype(x.dtype)
+    return (x + per_channel(b, axis, x.ndim)).astype(x.dtype, copy=False)
 
 
 register_op(OpDef("nn.bias_add", ("data", "bias"), bias_add_type, bias_add_compute,

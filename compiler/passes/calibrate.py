@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
-from ..blas import single_threaded
+from ..blas import single_threaded, usable_cores
 from ..errors import PassError
 from ..ir.graph import Graph
 from ..reference import run_graph
@@ -46,16 +48,26 @@ class Calibrate(Pass):
         if method not in ("absmax", "percentile"):
             raise PassError(f"calibrate method '{method}' is not absmax or percentile")
         samples = calibration_samples(graph, ctx)
+        workers = min(len(samples), usable_cores())
+        with single_threaded(), ThreadPoolExecutor(workers) as pool:  # see compiler.blas
+            ranges = list(pool.map(lambda feed: self.sample_ranges(graph, feed), samples))
         stats: dict = {}
-        with single_threaded():  # same floats; see compiler.blas
-            for feed in samples:
-                for v, x in run_graph(graph, feed, keep_all=True).items():
-                    if x.dtype.kind != "f":
-                        continue
-                    # max|x| as max(max x, -min x): two reductions, no |x| copy
-                    r = float(max(x.max(), -x.min()) if method == "absmax" else
-                              np.percentile(np.abs(x), self.options["percentile"]))
-                    stats[v] = max(stats.get(v, 0.0), r)
+        for r in ranges:  # in sample order: the same dict as one sample after another
+            for v, x in r.items():
+                stats[v] = max(stats.get(v, 0.0), x)
         graph.meta["calibration"] = {"method": repr(self), "samples": len(samples),
                                      "absmax": stats}
         return graph
+
+    def sample_ranges(self, graph: Graph, feed: dict) -> dict:
+        """{float value: its statistic} over one sample, each taken as the value appears."""
+        absmax, pct = self.options["method"] == "absmax", self.options["percentile"]
+        ranges = {}
+
+        def observe(v, x):
+            if x.dtype.kind == "f":
+                # max|x| as max(max x, -min x): two reductions, no |x| copy
+                ranges[v] = float(max(x.max(), -x.min()) if absmax else
+                                  np.percentile(np.abs(x), pct))
+        run_graph(graph, feed, observe=observe)
+        return ranges

@@ -60,7 +60,9 @@ class FoldBatchNorm(Pass):
                                               bn.attrs["epsilon"])
         w = graph.constants[lin.inputs[1]]
         waxis = _WEIGHT_AXIS[lin.attrs.get("kernel_layout")]
-        w_new = (w.astype(np.float64) * per_channel(scale, waxis, w.ndim)).astype(w.dtype)
+        # w * scale in float64, rounded once to w's dtype: one ufunc pass, no float64 copy
+        w_new = np.multiply(w, per_channel(scale, waxis, w.ndim), dtype=np.float64,
+                            out=np.empty(w.shape, w.dtype), casting="same_kind")
         lin.inputs[1] = graph.add_constant(f"{lin.name}.weight_bn", w_new)
         b = graph.constants[bias_node.inputs[1]] if bias_node is not None else 0.0
         b_new = (np.asarray(b, np.float64) * scale + shift).astype(w.dtype)

@@ -13,6 +13,18 @@ from .rewrite import single_user
 AXIS_TO_NHWC = {0: 0, 1: 3, 2: 1, 3: 2}
 
 
+def hwio_copy(w: np.ndarray, tile: int = 64) -> np.ndarray:
+    """OIHW weights copied to C-ordered HWIO, tile by tile of (I, O): a plain transposed
+    copy of a large 1x1 or 3x3 kernel strides through memory and runs several times slower."""
+    src = w.transpose(2, 3, 1, 0)
+    out = np.empty(src.shape, w.dtype)
+    cin, cout = src.shape[2:]
+    for i in range(0, cin, tile):
+        for o in range(0, cout, tile):
+            out[:, :, i:i + tile, o:o + tile] = src[:, :, i:i + tile, o:o + tile]
+    return out
+
+
 class _Rewriter:
     def __init__(self, graph: Graph):
         self.g = graph
@@ -54,8 +66,8 @@ class _Rewriter:
         key = (v, "hwio")
         if key not in self.cache:
             if v in self.g.constants:
-                w = self.g.constants[v].transpose(2, 3, 1, 0)
-                self.cache[key] = self.g.add_constant(f"{v}.hwio", np.ascontiguousarray(w))
+                w = hwio_copy(self.g.constants[v])
+                self.cache[key] = self.g.add_constant(f"{v}.hwio", w)
             else:
                 out = self.g.fresh_name(f"{v}.hwio")
                 self.nodes.append(Node("transpose", [v], out, {"axes": (2, 3, 1, 0)}))

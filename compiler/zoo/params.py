@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+BLOCK = 1 << 15  # float64 draws per block (256 KB): stays in cache
+
 
 class ParamGen:
     """Weights from one seeded generator, scaled so activations keep their magnitude
@@ -14,8 +16,21 @@ class ParamGen:
 
     def conv(self, cout: int, cin_per_group: int, k: int) -> np.ndarray:
         """OIHW weights, He-normal: std = sqrt(2 / fan_in)."""
-        std = np.sqrt(2.0 / (cin_per_group * k * k))
-        return (self.rng.standard_normal((cout, cin_per_group, k, k)) * std).astype(np.float32)
+        return self.normal((cout, cin_per_group, k, k), np.sqrt(2.0 / (cin_per_group * k * k)))
+
+    def normal(self, shape: tuple, std) -> np.ndarray:
+        """float32(standard_normal(shape) * std), drawn block by block into one small float64
+        buffer: the same draws (the generator fills an array one draw after another) and the
+        same products as one call, without a float64 copy of the whole tensor."""
+        out = np.empty(shape, np.float32)
+        flat = out.reshape(-1)
+        buf = np.empty(min(BLOCK, flat.size))
+        for start in range(0, flat.size, BLOCK):
+            block = buf[:min(BLOCK, flat.size - start)]
+            self.rng.standard_normal(out=block)
+            block *= std
+            flat[start:start + block.size] = block
+        return out
 
     def bn(self, c: int, gamma_scale: float = 1.0) -> tuple:
         """(gamma, beta, mean, var): near-identity statistics, so folding is non-trivial but
@@ -29,6 +44,6 @@ class ParamGen:
 
     def dense(self, fin: int, fout: int) -> tuple:
         """(w (in, out), b): std = sqrt(1 / fan_in) keeps logits at the features' scale."""
-        w = self.rng.standard_normal((fin, fout)) * np.sqrt(1.0 / fin)
+        w = self.normal((fin, fout), np.sqrt(1.0 / fin))
         b = self.rng.normal(0.0, 0.01, fout)
-        return w.astype(np.float32), b.astype(np.float32)
+        return w, b.astype(np.float32)

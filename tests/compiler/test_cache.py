@@ -137,3 +137,19 @@ def test_the_fp16_float_front_half_is_cached_too(cache_dir, monkeypatch):
     monkeypatch.setattr("compiler.build.load_model", lambda *a, **k: pytest.fail("front half ran"))
     assert program_bytes("small_cnn", "npu-server -dtype=fp16") != first
     assert program_bytes("small_cnn", "npu-edge -dtype=fp16") == first
+
+
+def test_a_zoo_models_entry_leaves_its_float_model_out(cache_dir, monkeypatch):
+    from compiler import build as front
+    a = build_quantized("small_cnn", num_calib=1)
+    path, = entries(cache_dir)
+    assert cache.load(path.stem).float_graph is None  # the zoo's code pins it: rebuilt on use
+    calls = []
+    real = front.load_model
+    monkeypatch.setattr(front, "load_model", lambda *a, **k: calls.append(a) or real(*a, **k))
+    b = build_quantized("small_cnn", num_calib=1)
+    assert calls == []  # a warm hit builds nothing the back half does not read ...
+    assert b.float_graph.inputs == a.float_graph.inputs and calls == [("small_cnn",)]
+    assert [n.output for n in b.float_graph.nodes] == [n.output for n in a.float_graph.nodes]
+    for name, array in a.float_graph.constants.items():  # ... and the float model on first use
+        assert np.array_equal(b.float_graph.constants[name], array)

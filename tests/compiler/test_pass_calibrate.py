@@ -45,3 +45,20 @@ def test_bad_calibration_inputs():
         PassManager.from_string("calibrate").run(g, PassContext(calib_inputs=[{"z": 1}]))
     with pytest.raises(PassError, match="method 'mse' is not absmax or percentile"):
         PassManager.from_string("calibrate(method=mse)").run(g)
+
+
+def test_threaded_calibration_sees_what_one_sample_after_another_sees(monkeypatch):
+    """Samples run on one thread per core: the ranges (hence the quantized constants) are
+    those of running every sample in turn and keeping every value."""
+    from compiler import zoo
+    from compiler.reference import run_graph
+    g = PassManager.from_string("simplify, fold-bn, convert-layout").run(
+        zoo.get("resnet18", resolution=32), PassContext())
+    samples = generate_inputs(g, 5, seed=1)
+    monkeypatch.setattr("compiler.passes.calibrate.usable_cores", lambda: 3)
+    got = PassManager.from_string("calibrate").run(g, PassContext(calib_inputs=samples))
+    want: dict = {}
+    for feed in samples:
+        for v, x in run_graph(g, feed, keep_all=True).items():
+            want[v] = max(want.get(v, 0.0), float(np.abs(x).max()))
+    assert list(got.meta["calibration"]["absmax"].items()) == list(want.items())
