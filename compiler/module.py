@@ -103,6 +103,18 @@ class QuantizedModule:
                            tuple(self.scales[v] for v in acts), self.scales[n.output])
 
     # ---------------------------------------------------------------- execution
+    def input_shapes(self) -> dict:
+        """{float model input: its shape}, read from the int8 graph (the inverse of each
+        input's layout permutation), so callers need not build the float model for it."""
+        shapes = {}
+        for b in self.inputs:
+            q = self.graph.type_of(b.qname).shape
+            shape = list(q)
+            for axis, src in enumerate(b.perm or ()):
+                shape[src] = q[axis]
+            shapes[b.name] = tuple(shape)
+        return shapes
+
     def quantize_inputs(self, feeds: dict) -> dict:
         """Host step: float NCHW inputs (float graph names) -> int8 NPU inputs (qnames)."""
         out = {}

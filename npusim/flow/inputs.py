@@ -7,10 +7,16 @@ import numpy as np
 
 
 def random_inputs(compiled, seed: int = 0) -> dict:
-    """Standard-normal float32 feeds {model input: array} of the float model's input shapes."""
+    """Standard-normal float32 feeds {model input: array} of the float model's input shapes
+    (an int8 build reads them from its module: a cached front half rebuilds its float model
+    only when something needs its values)."""
     rng = np.random.default_rng(seed)
-    g = compiled.float_graph
-    return {v: rng.standard_normal(g.type_of(v).shape).astype(np.float32) for v in g.inputs}
+    if compiled.quantized:
+        shapes = compiled.module.input_shapes()
+    else:
+        g = compiled.float_graph
+        shapes = {v: g.type_of(v).shape for v in g.inputs}
+    return {v: rng.standard_normal(shape).astype(np.float32) for v, shape in shapes.items()}
 
 
 def device_inputs(compiled, feeds: dict) -> dict:

@@ -74,3 +74,14 @@ def test_build_float_is_the_fused_nhwc_float_graph(feed):
     x = feed(g0)
     np.testing.assert_allclose(run_float(g, x)["fc2"], run_float(g0, x)["fc2"], rtol=1e-5,
                                atol=1e-5)
+
+
+@pytest.mark.parametrize("model", ["mlp", "small_cnn", "resnet18", "mobilenetv2"])
+def test_input_shapes_are_the_float_models(model):
+    """QuantizedModule.input_shapes reads the float inputs' shapes from the int8 graph, in the
+    float model's input order (random feeds are drawn in that order)."""
+    from compiler.build import build_quantized
+    kwargs = {} if model in ("mlp", "small_cnn") else {"resolution": 32}
+    q = build_quantized(model, **kwargs)
+    g = q.float_graph
+    assert list(q.input_shapes().items()) == [(v, g.type_of(v).shape) for v in g.inputs]
