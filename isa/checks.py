@@ -96,7 +96,6 @@ def check_instruction(instr: Instruction, target=None,
     (reset values when omitted); conv, pool and DMA extents depend on it. With target None
     only the target-independent rules (cfg register ownership and range) are checked.
     """
-    spec = load_spec()
     check_cfg(instr)
     if target is None:
         return
@@ -104,20 +103,41 @@ def check_instruction(instr: Instruction, target=None,
         raise TargetCheckError(f"target '{target_name(target)}' is a {target.kind} target; "
                                "NPU programs need an npu target such as npu-edge")
     name = target_name(target)
-    for f in instr.spec.fields:
-        if f.target_max:
-            _check_limit(instr, f, target, name)
+    plan = _plan(instr)
+    for f in plan.limited:
+        _check_limit(instr, f, target, name)
     elems = target.derived.buffer_elems
-    regs = {**_reset_file(), **(regs or {})}
-    kind = window_kind(instr)
-    if kind:
-        _out_hw(instr, regs, kind)  # an empty output first: its extents would be meaningless
+    regs = {**_reset_file(), **regs} if regs else _reset_file()
+    if plan.window:
+        _out_hw(instr, regs, plan.window)  # an empty output first: its extents would be meaningless
     touched = extents(instr, regs)
-    for f in instr.spec.fields:
-        if f.buffer:
-            _check_buffer(instr, f, elems, touched.get(f.name), name)
-    if instr.spec.cls == "dma":
+    for f in plan.buffered:
+        _check_buffer(instr, f, elems, touched.get(f.name), name)
+    if plan.dma:
         _check_dram_extent(instr, target, regs, name)
+
+
+class _Plan:
+    """What check_instruction reads of one spec entry, looked up once per entry (a compiler
+    checks some 10^4 instructions per model): its Target-limited fields, its buffer address
+    fields, its window kind (conv/pool) and whether it is a DMA."""
+
+    def __init__(self, instr: Instruction):
+        self.ins = instr.spec
+        self.limited = tuple(f for f in instr.spec.fields if f.target_max)
+        self.buffered = tuple(f for f in instr.spec.fields if f.buffer)
+        self.window = window_kind(instr)
+        self.dma = instr.spec.cls == "dma"
+
+
+_PLANS: dict = {}  # id(InstructionSpec) -> _Plan (which holds the spec entry alive)
+
+
+def _plan(instr: Instruction) -> _Plan:
+    plan = _PLANS.get(id(instr.spec))
+    if plan is None or plan.ins is not instr.spec:
+        plan = _PLANS[id(instr.spec)] = _Plan(instr)
+    return plan
 
 
 def _check_limit(instr: Instruction, f: FieldSpec, target, name: str) -> None:

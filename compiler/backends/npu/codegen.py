@@ -149,14 +149,15 @@ def _check(instrs: list, target, core: int, runs: list, lowered) -> list:
     regs: dict = {}            # unit -> its register file; a cfg makes a new one, never edits
     files = [{}]               # every register file, alive so that their ids stay unique
     passed = set()             # (word, id(register file)) that passed
-    words, word_of = [], {}    # id(instruction) -> word, for the shared ones
+    words, known = [], {}      # id(instruction) -> (word, unit, is a cfg), for the shared ones
     reg_names = load_spec().enums["reg"].names
     for i, ins in enumerate(instrs):
-        word = word_of.get(id(ins))
-        if word is None:
-            word = word_of[id(ins)] = encode_word(ins)
+        facts = known.get(id(ins))
+        if facts is None:
+            facts = known[id(ins)] = (encode_word(ins), executing_unit(ins),
+                                      ins.spec.mnemonic == "cfg")
+        word, unit, is_cfg = facts
         words.append(word)
-        unit = executing_unit(ins)
         held = regs.get(unit, files[0])
         if (word, id(held)) not in passed:
             try:
@@ -169,7 +170,7 @@ def _check(instrs: list, target, core: int, runs: list, lowered) -> list:
                                     f"{target_name(target)}: {e} (a code generator bug: "
                                     "please report it)") from None
             passed.add((word, id(held)))
-        if ins.spec.mnemonic == "cfg":
+        if is_cfg:
             held = regs[unit] = {**held, reg_names[ins.fields["reg"]]: ins.fields["value"]}
             files.append(held)
     return words
