@@ -102,19 +102,37 @@ def check_instruction(instr: Instruction, target=None,
     if target.kind != "npu":
         raise TargetCheckError(f"target '{target_name(target)}' is a {target.kind} target; "
                                "NPU programs need an npu target such as npu-edge")
-    name = target_name(target)
+    facts = _facts(target, target.tag)
     plan = _plan(instr)
     for f in plan.limited:
-        _check_limit(instr, f, target, name)
-    elems = target.derived.buffer_elems
+        _check_limit(instr, f, facts)
     regs = {**_reset_file(), **regs} if regs else _reset_file()
     if plan.window:
         _out_hw(instr, regs, plan.window)  # an empty output first: its extents would be meaningless
     touched = extents(instr, regs)
     for f in plan.buffered:
-        _check_buffer(instr, f, elems, touched.get(f.name), name)
+        _check_buffer(instr, f, facts.buffer_elems, touched.get(f.name), facts.name)
     if plan.dma:
-        _check_dram_extent(instr, target, regs, name)
+        _check_dram_extent(instr, facts, regs)
+
+
+class _Facts:
+    """What check_instruction reads of one npu Target, read once per Target: its name for
+    messages, the TARGET_LIMITS ranges, its units, buffer sizes, element bytes and DRAM."""
+
+    def __init__(self, target):
+        self.name = target_name(target)
+        self.limits = {key: limit(target) for key, limit in TARGET_LIMITS.items()}
+        self.units = target_units(target)
+        self.dma_engines = target.dma_engines
+        self.buffer_elems = target.derived.buffer_elems
+        self.elem_bytes = target.derived.elem_bytes
+        self.dram_bytes = target.derived.dram_bytes
+
+
+@lru_cache(maxsize=64)  # Targets are immutable; equality ignores the tag, the name does not
+def _facts(target, tag) -> _Facts:
+    return _Facts(target)
 
 
 class _Plan:
@@ -140,20 +158,20 @@ def _plan(instr: Instruction) -> _Plan:
     return plan
 
 
-def _check_limit(instr: Instruction, f: FieldSpec, target, name: str) -> None:
-    value = instr.fields[f.name]
+def _check_limit(instr: Instruction, f: FieldSpec, facts: _Facts) -> None:
+    value, name = instr.fields[f.name], facts.name
     if f.target_max == "unit":
-        units = target_units(target)
+        units = facts.units
         unit = load_spec().enums["unit"].names[value]
         if unit not in units:
             raise TargetCheckError(
                 f"{instr.mnemonic}: field '{f.name}' value {unit} is not a unit of {name} "
-                f"(units: {', '.join(units)}; dma_engines={target.dma_engines})", f.name, unit)
+                f"(units: {', '.join(units)}; dma_engines={facts.dma_engines})", f.name, unit)
         return
     if f.target_max not in TARGET_LIMITS:
         raise SpecError(f"instruction '{instr.mnemonic}': field '{f.name}' names unknown "
                         f"target_max '{f.target_max}'; known: unit, {', '.join(TARGET_LIMITS)}")
-    lo, hi = TARGET_LIMITS[f.target_max](target)
+    lo, hi = facts.limits[f.target_max]
     if not lo <= value <= hi:
         shown = f"{value:#x}" if f.target_max == "dram_addr" else str(value)
         bound = f"{lo:#x}..{hi:#x}" if f.target_max == "dram_addr" else f"{lo}..{hi}"
@@ -185,12 +203,12 @@ def _check_buffer(instr: Instruction, f: FieldSpec, elems: Mapping[str, int],
             f"(field '{f.name}'); lower the address or split the tile", f.name, start)
 
 
-def _check_dram_extent(instr: Instruction, target, regs: Mapping[str, int], name: str) -> None:
+def _check_dram_extent(instr: Instruction, facts: _Facts, regs: Mapping[str, int]) -> None:
     """The last DRAM byte a load/store touches: rows `stride` apart, planes `dma_plane_stride`."""
-    f = instr.fields
-    elem = target.derived.elem_bytes[_buffer_of(instr, instr.spec.field_map["sram"])]
+    f, name = instr.fields, facts.name
+    elem = facts.elem_bytes[_buffer_of(instr, instr.spec.field_map["sram"])]
     end = dram_end(f, regs["dma_planes"], regs["dma_plane_stride"], elem)
-    size = target.derived.dram_bytes
+    size = facts.dram_bytes
     if end > size:
         raise TargetCheckError(
             f"{instr.mnemonic}: DRAM bytes {f['dram']:#x}..{end:#x} (rows={f['rows']} "

@@ -3,6 +3,7 @@ tiles, loop order and slot counts chosen against the Target by an analytical cos
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass, field, replace
 from math import ceil
 
@@ -149,11 +150,10 @@ def _loads(order: str, keys: str, n_s: int, n_j: int, n_q: int, slots: int) -> i
 
 
 def _fewest(slots: int, loads, want: int) -> int:
-    """The fewest slots (at least 2, or all there are) with the same number of loads."""
+    """The fewest slots (at least 2, or all there are) with the same number of loads (more
+    slots never mean more loads, so a bisection finds it)."""
     k = min(2, slots)
-    while k < slots and loads(k) > want:
-        k += 1
-    return k
+    return k + bisect_left(range(k, slots), True, key=lambda j: loads(j) <= want)
 
 
 def _row_options(oh: int) -> list:
@@ -216,23 +216,24 @@ def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: s
     per_slice = {c: hw.conv(pixels, g.kh, g.kw, c, cb) + (n_s - 1) * hw.conv(0, g.kh, g.kw, c, cb)
                  for c in set(slices)}  # all slices but the last are alike
     matrix = n_j * sum(per_slice[c] for c in slices)
-    vector = n_s * n_j * epi.cycles(hw, acc_tile)
+    epi_cycles = epi.cycles(hw, acc_tile)
+    vector = n_s * n_j * epi_cycles
     out_bytes = g.n * g.oh * g.ow * g.cout * eb
     nbytes = (in_loads * in_tile + w_loads * w_tile) * eb + out_bytes * \
         (2 if epi.residual else 1) + epi.table_words(g.cout) * 4
     transfers = in_loads + w_loads + n_s * n_j * (2 if epi.residual else 1) + 1
     dma = hw.dma_time(transfers, nbytes)
-    start = hw.dma(in_tile * eb) + hw.dma(w_tile * eb) + epi.cycles(hw, acc_tile) + \
-        hw.dma(acc_tile * eb)
+    in_dma, w_dma, acc_dma = hw.dma(in_tile * eb), hw.dma(w_tile * eb), hw.dma(acc_tile * eb)
+    start = in_dma + w_dma + epi_cycles + acc_dma
     serial = 0
     if in_slots == 1 and in_loads > 1:
-        serial += in_loads * hw.dma(in_tile * eb)
+        serial += in_loads * in_dma
     if w_slots == 1 and w_loads > 1:
-        serial += w_loads * hw.dma(w_tile * eb)
+        serial += w_loads * w_dma
     if acc_slots == need_acc and n_s * n_j > need_acc:
         serial += vector
     if out_slots == 1 and n_s * n_j > 1:
-        serial += n_s * n_j * hw.dma(acc_tile * eb)
+        serial += n_s * n_j * acc_dma
     instrs = n_s * n_j * n_q
     # each conv also costs the matrix unit its waits, signal and cfgs (a few cycles)
     total = max(matrix + SYNC_CYCLES * instrs, vector, dma) + start + serial
