@@ -85,6 +85,7 @@ def schedule(ops: list, stream: Stream) -> None:
         return
     hw, units = stream.hw, stream.units
     by_id = {op.id: op for op in ops}
+    unit_of = {op.id: op.unit for op in ops}
     indeg = {}
     succs: dict = {op.id: [] for op in ops}
     succ_units: dict = {op.id: set() for op in ops}  # op id -> the other units that follow it
@@ -97,15 +98,18 @@ def schedule(ops: list, stream: Stream) -> None:
     ready_at = dict.fromkeys(by_id, 0)
     for op in ops:
         i, u = op.id, op.unit
-        mine = [d for d in op.deps if d in by_id]
-        indeg[i] = len(mine)
         others = cross[i] = []
-        for d in mine:
+        n = 0
+        for d in op.deps:
+            p = unit_of.get(d)
+            if p is None:  # complete before `ops`
+                continue
+            n += 1
             succs[d].append(i)
-            p = by_id[d].unit
             if p != u:
                 succ_units[d].add(u)
                 others.append((d, p))
+        indeg[i] = n
     t_unit = dict.fromkeys(units, 0)
     qstarts = {u: [] for u in units}  # start cycle of every instruction issued to each unit
     depth = hw.queue_depth
