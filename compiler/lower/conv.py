@@ -172,9 +172,12 @@ def _slice_options(cin: int, rows: int, grouped: bool) -> list:
     return out
 
 
-def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: str):
+def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: str,
+             costs: dict | None = None):
     """The schedule for these tile sizes with the most slots that fit, and its estimated
-    cycles; None when it does not fit the Target's buffers or instruction fields."""
+    cycles; None when it does not fit the Target's buffers or instruction fields. `costs`:
+    a dict shared by the calls of one choice, keeping per (rows, cq) the cycles that do not
+    depend on the order (matrix work, epilogue, one DMA of each tile), asked once."""
     g, eb = geom, hw.act_bytes
     grouped = g.groups > 1
     cb = min(hw.cols, g.cout)
@@ -211,19 +214,24 @@ def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: s
         w_slots = _fewest(w_slots, lambda k: _loads(order, "w", n_s, n_j, n_q, k), w_loads)
     # matrix: every (row tile, block, slice) conv; sum_s m_s = n * oh * ow. The conv rule is
     # affine in m, so one slice's n_s row tiles take conv(sum_s m_s) + (n_s - 1) * conv(0)
-    pixels = g.n * g.oh * g.ow
-    slices = [min(cq, cr - q) for q in range(0, cr, cq)]
-    per_slice = {c: hw.conv(pixels, g.kh, g.kw, c, cb) + (n_s - 1) * hw.conv(0, g.kh, g.kw, c, cb)
-                 for c in set(slices)}  # all slices but the last are alike
-    matrix = n_j * sum(per_slice[c] for c in slices)
-    epi_cycles = epi.cycles(hw, acc_tile)
+    known = costs.get((rows, cq)) if costs is not None else None
+    if known is None:
+        pixels = g.n * g.oh * g.ow
+        slices = [min(cq, cr - q) for q in range(0, cr, cq)]
+        per_slice = {c: hw.conv(pixels, g.kh, g.kw, c, cb)
+                     + (n_s - 1) * hw.conv(0, g.kh, g.kw, c, cb)
+                     for c in set(slices)}  # all slices but the last are alike
+        known = (n_j * sum(per_slice[c] for c in slices), epi.cycles(hw, acc_tile),
+                 hw.dma(in_tile * eb), hw.dma(w_tile * eb), hw.dma(acc_tile * eb))
+        if costs is not None:
+            costs[(rows, cq)] = known
+    matrix, epi_cycles, in_dma, w_dma, acc_dma = known
     vector = n_s * n_j * epi_cycles
     out_bytes = g.n * g.oh * g.ow * g.cout * eb
     nbytes = (in_loads * in_tile + w_loads * w_tile) * eb + out_bytes * \
         (2 if epi.residual else 1) + epi.table_words(g.cout) * 4
     transfers = in_loads + w_loads + n_s * n_j * (2 if epi.residual else 1) + 1
     dma = hw.dma_time(transfers, nbytes)
-    in_dma, w_dma, acc_dma = hw.dma(in_tile * eb), hw.dma(w_tile * eb), hw.dma(acc_tile * eb)
     start = in_dma + w_dma + epi_cycles + acc_dma
     serial = 0
     if in_slots == 1 and in_loads > 1:
@@ -273,14 +281,14 @@ def _frozen(v):
 
 
 def _choose(geom: ConvGeom, epi: Epilogue, hw: Hw, name: str) -> ConvSchedule:
-    cands = []
+    cands, costs = [], {}
     grouped = geom.groups > 1
     cr = geom.cin_range(0, min(hw.cols, geom.cout))
     cr = cr[1] - cr[0] if grouped else geom.cin
     for rows in _row_options(geom.oh):
         for cq in _slice_options(cr, hw.rows, grouped):
             for order in (("sjq",) if grouped else ORDERS):
-                s = estimate(geom, epi, hw, rows, cq, order)
+                s = estimate(geom, epi, hw, rows, cq, order, costs)
                 if s is not None:
                     cands.append(s)
     if not cands:
