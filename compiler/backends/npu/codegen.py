@@ -146,9 +146,13 @@ def _check(instrs: list, target, core: int, runs: list, lowered) -> list:
     that point of the stream (conv, pool and DMA extents depend on them); returns the words.
     The check is a function of (instruction, Target, registers), and an instruction is its
     word: one met again under the same register file (a sync, a cfg, a vector op on a reused
-    slot) has passed already, so it is not checked twice."""
-    regs: dict = {}            # unit -> its register file; a cfg makes a new one, never edits
-    files = [{}]               # every register file, alive so that their ids stay unique
+    slot) has passed already, so it is not checked twice. Register files are kept one per
+    content (a DMA's cfgs switch dma_planes back and forth: the file it returns to is the
+    one met before), so "the same file" is the same object."""
+    reset: dict = {}           # the file of a unit no cfg has written yet
+    regs: dict = {}            # unit -> its register file; a cfg makes another, never edits
+    files = {(): reset}        # content -> its one file (alive, so that the ids stay unique)
+    after = {}                 # (id(file), reg, value) -> the file a cfg makes of it
     passed = set()             # (word, id(register file)) that passed
     words, known = [], {}      # id(instruction) -> (word, unit, is a cfg), for the shared ones
     reg_names = load_spec().enums["reg"].names
@@ -159,7 +163,7 @@ def _check(instrs: list, target, core: int, runs: list, lowered) -> list:
                                       ins.spec.mnemonic == "cfg")
         word, unit, is_cfg = facts
         words.append(word)
-        held = regs.get(unit, files[0])
+        held = regs.get(unit, reset)
         if (word, id(held)) not in passed:
             try:
                 check_instruction(ins, target, held)
@@ -172,8 +176,12 @@ def _check(instrs: list, target, core: int, runs: list, lowered) -> list:
                                     "please report it)") from None
             passed.add((word, id(held)))
         if is_cfg:
-            held = regs[unit] = {**held, reg_names[ins.fields["reg"]]: ins.fields["value"]}
-            files.append(held)
+            step = (id(held), ins.fields["reg"], ins.fields["value"])
+            made = after.get(step)
+            if made is None:
+                made = {**held, reg_names[ins.fields["reg"]]: ins.fields["value"]}
+                made = after[step] = files.setdefault(tuple(sorted(made.items())), made)
+            regs[unit] = made
     return words
 
 
