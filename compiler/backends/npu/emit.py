@@ -59,6 +59,7 @@ class Emitter:
         # reloaded weight tile), and one object is built, encoded and checked once
         self.made = {} if made is None else made
         self.chan = channel_map(hw.dma_engines)
+        self.chan_index = {role: int(unit[3:]) for role, unit in self.chan.items()}  # dmaN -> N
         self.ops: list = []
         self.eb = dict(hw.elem_bytes)
 
@@ -106,7 +107,7 @@ class Emitter:
         nbytes = count * eb
         last = dram_end(dict(dram=dram, rows=rows, cols=cols, stride=stride), planes,
                         plane_stride, eb)
-        ins = self.ins("load", chan=int(self.chan[role][3:]), sram=(buffer, sram), dram=dram,
+        ins = self.ins("load", chan=self.chan_index[role], sram=(buffer, sram), dram=dram,
                        rows=rows, cols=cols, stride=stride, pad_top=pt, pad_bottom=pb,
                        pad_left=pl, pad_right=pr)
         regs = {"dma_planes": planes, "dma_plane_stride": plane_stride if planes > 1 else 0}
@@ -122,7 +123,7 @@ class Emitter:
         count = planes * rows * cols
         last = dram_end(dict(dram=dram, rows=rows, cols=cols, stride=stride), planes,
                         plane_stride, eb)
-        ins = self.ins("store", chan=int(self.chan[role][3:]), sram=(buffer, sram), dram=dram,
+        ins = self.ins("store", chan=self.chan_index[role], sram=(buffer, sram), dram=dram,
                        rows=rows, cols=cols, stride=stride)
         regs = {"dma_planes": planes, "dma_plane_stride": plane_stride if planes > 1 else 0}
         return self.add(Op(self.chan[role], ins,

@@ -67,8 +67,9 @@ class IntervalMap:
             cur = seg[1]
         if cur < hi:
             new.append([cur, hi, None, [op]])
-        self.segs[i:j] = new
-        self.starts[i:j] = [s[0] for s in new]
+        if len(new) > j - i:  # there were gaps
+            self.segs[i:j] = new
+            self.starts[i:j] = [s[0] for s in new]
 
 
 class Tracker:
