@@ -115,11 +115,12 @@ def schedule(ops: list, stream: Stream) -> None:
     depth = hw.queue_depth
     pos = {}                    # op id -> position on its unit
     count = dict.fromkeys(units, 0)
-    end = {}                    # op id -> estimated end
     # know[c][p]: highest position on unit p that unit c knows has completed
     know = {c: dict.fromkeys(units, -1) for c in units}
-    signals: dict = {}          # pair -> list of (producer position, clock snapshot, time, used)
-    sigpos: dict = {}           # pair -> the producer positions of its signals, ascending
+    pairs = [(p, c) for p in units for c in units if p != c]
+    # pair -> its signals: (producer position, clock snapshot, time, used flag holder)
+    signals: dict = {pair: [] for pair in pairs}
+    sigpos: dict = {pair: [] for pair in pairs}  # pair -> its signals' producer positions
     taken: dict = {}            # pair -> index of the last signal consumed
     port_free = 0
     t_dispatch = 0
@@ -201,13 +202,14 @@ def schedule(ops: list, stream: Stream) -> None:
         pos[i] = count[u]
         count[u] += 1
         know_u[u] = pos[i]
-        end[i] = finish
         targets = succ_units[i]
+        if targets:
+            clock = dict(know_u)  # the snapshot its signals carry (read only)
         for c in (sorted(targets) if len(targets) > 1 else targets):
             pair = (u, c)
             flag = [False]
-            signals.setdefault(pair, []).append((pos[i], dict(know_u), finish + 1, flag))
-            sigpos.setdefault(pair, []).append(pos[i])
+            signals[pair].append((pos[i], clock, finish + 1, flag))
+            sigpos[pair].append(pos[i])
             entries.append(("signal", u, pair, flag))
             issue(u, finish, 1)
         done += 1
@@ -218,6 +220,6 @@ def schedule(ops: list, stream: Stream) -> None:
             if indeg[s] == 0:
                 heapq.heappush(heap, (start_of(by_id[s]), s))
     if done != len(ops):
-        stuck = [op for op in ops if op.id not in end][:3]
+        stuck = [op for op in ops if op.id not in pos][:3]
         raise CompilerError("internal: cyclic dependencies between ops: "
                             + "; ".join(f"[{o.unit}] {format_instruction(o.ins)}" for o in stuck))
