@@ -177,11 +177,11 @@ def _check(instrs: list, target, core: int, runs: list, lowered) -> list:
             passed.add((word, id(held)))
         if is_cfg:
             step = (id(held), ins.fields["reg"], ins.fields["value"])
-            made = after.get(step)
-            if made is None:
-                made = {**held, reg_names[ins.fields["reg"]]: ins.fields["value"]}
-                made = after[step] = files.setdefault(tuple(sorted(made.items())), made)
-            regs[unit] = made
+            new = after.get(step)
+            if new is None:
+                new = {**held, reg_names[ins.fields["reg"]]: ins.fields["value"]}
+                new = after[step] = files.setdefault(tuple(sorted(new.items())), new)
+            regs[unit] = new
     return words
 
 
