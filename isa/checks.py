@@ -96,44 +96,82 @@ def check_instruction(instr: Instruction, target=None,
     (reset values when omitted); conv, pool and DMA extents depend on it. With target None
     only the target-independent rules (cfg register ownership and range) are checked.
     """
-    spec = load_spec()
     check_cfg(instr)
     if target is None:
         return
     if target.kind != "npu":
         raise TargetCheckError(f"target '{target_name(target)}' is a {target.kind} target; "
                                "NPU programs need an npu target such as npu-edge")
-    name = target_name(target)
-    for f in instr.spec.fields:
-        if f.target_max:
-            _check_limit(instr, f, target, name)
-    elems = target.derived.buffer_elems
-    regs = {**_reset_file(), **(regs or {})}
-    kind = window_kind(instr)
-    if kind:
-        _out_hw(instr, regs, kind)  # an empty output first: its extents would be meaningless
+    facts = _facts(target, target.tag)
+    plan = _plan(instr)
+    for f in plan.limited:
+        _check_limit(instr, f, facts)
+    regs = {**_reset_file(), **regs} if regs else _reset_file()
+    if plan.window:
+        _out_hw(instr, regs, plan.window)  # an empty output first: its extents would be meaningless
     touched = extents(instr, regs)
-    for f in instr.spec.fields:
-        if f.buffer:
-            _check_buffer(instr, f, elems, touched.get(f.name), name)
-    if instr.spec.cls == "dma":
-        _check_dram_extent(instr, target, regs, name)
+    for f in plan.buffered:
+        _check_buffer(instr, f, facts.buffer_elems, touched.get(f.name), facts.name)
+    if plan.dma:
+        _check_dram_extent(instr, facts, regs)
 
 
-def _check_limit(instr: Instruction, f: FieldSpec, target, name: str) -> None:
-    value = instr.fields[f.name]
+class _Facts:
+    """What check_instruction reads of one npu Target, read once per Target: its name for
+    messages, the TARGET_LIMITS ranges, its units, buffer sizes, element bytes and DRAM."""
+
+    def __init__(self, target):
+        self.name = target_name(target)
+        self.limits = {key: limit(target) for key, limit in TARGET_LIMITS.items()}
+        self.units = target_units(target)
+        self.dma_engines = target.dma_engines
+        self.buffer_elems = target.derived.buffer_elems
+        self.elem_bytes = target.derived.elem_bytes
+        self.dram_bytes = target.derived.dram_bytes
+
+
+@lru_cache(maxsize=64)  # Targets are immutable; equality ignores the tag, the name does not
+def _facts(target, tag) -> _Facts:
+    return _Facts(target)
+
+
+class _Plan:
+    """What check_instruction reads of one spec entry, looked up once per entry (a compiler
+    checks some 10^4 instructions per model): its Target-limited fields, its buffer address
+    fields, its window kind (conv/pool) and whether it is a DMA."""
+
+    def __init__(self, instr: Instruction):
+        self.ins = instr.spec
+        self.limited = tuple(f for f in instr.spec.fields if f.target_max)
+        self.buffered = tuple(f for f in instr.spec.fields if f.buffer)
+        self.window = window_kind(instr)
+        self.dma = instr.spec.cls == "dma"
+
+
+_PLANS: dict = {}  # id(InstructionSpec) -> _Plan (which holds the spec entry alive)
+
+
+def _plan(instr: Instruction) -> _Plan:
+    plan = _PLANS.get(id(instr.spec))
+    if plan is None or plan.ins is not instr.spec:
+        plan = _PLANS[id(instr.spec)] = _Plan(instr)
+    return plan
+
+
+def _check_limit(instr: Instruction, f: FieldSpec, facts: _Facts) -> None:
+    value, name = instr.fields[f.name], facts.name
     if f.target_max == "unit":
-        units = target_units(target)
+        units = facts.units
         unit = load_spec().enums["unit"].names[value]
         if unit not in units:
             raise TargetCheckError(
                 f"{instr.mnemonic}: field '{f.name}' value {unit} is not a unit of {name} "
-                f"(units: {', '.join(units)}; dma_engines={target.dma_engines})", f.name, unit)
+                f"(units: {', '.join(units)}; dma_engines={facts.dma_engines})", f.name, unit)
         return
     if f.target_max not in TARGET_LIMITS:
         raise SpecError(f"instruction '{instr.mnemonic}': field '{f.name}' names unknown "
                         f"target_max '{f.target_max}'; known: unit, {', '.join(TARGET_LIMITS)}")
-    lo, hi = TARGET_LIMITS[f.target_max](target)
+    lo, hi = facts.limits[f.target_max]
     if not lo <= value <= hi:
         shown = f"{value:#x}" if f.target_max == "dram_addr" else str(value)
         bound = f"{lo:#x}..{hi:#x}" if f.target_max == "dram_addr" else f"{lo}..{hi}"
@@ -165,12 +203,12 @@ def _check_buffer(instr: Instruction, f: FieldSpec, elems: Mapping[str, int],
             f"(field '{f.name}'); lower the address or split the tile", f.name, start)
 
 
-def _check_dram_extent(instr: Instruction, target, regs: Mapping[str, int], name: str) -> None:
+def _check_dram_extent(instr: Instruction, facts: _Facts, regs: Mapping[str, int]) -> None:
     """The last DRAM byte a load/store touches: rows `stride` apart, planes `dma_plane_stride`."""
-    f = instr.fields
-    elem = target.derived.elem_bytes[_buffer_of(instr, instr.spec.field_map["sram"])]
+    f, name = instr.fields, facts.name
+    elem = facts.elem_bytes[_buffer_of(instr, instr.spec.field_map["sram"])]
     end = dram_end(f, regs["dma_planes"], regs["dma_plane_stride"], elem)
-    size = target.derived.dram_bytes
+    size = facts.dram_bytes
     if end > size:
         raise TargetCheckError(
             f"{instr.mnemonic}: DRAM bytes {f['dram']:#x}..{end:#x} (rows={f['rows']} "

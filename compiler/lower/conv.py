@@ -3,6 +3,7 @@ tiles, loop order and slot counts chosen against the Target by an analytical cos
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass, field, replace
 from math import ceil
 
@@ -149,11 +150,10 @@ def _loads(order: str, keys: str, n_s: int, n_j: int, n_q: int, slots: int) -> i
 
 
 def _fewest(slots: int, loads, want: int) -> int:
-    """The fewest slots (at least 2, or all there are) with the same number of loads."""
+    """The fewest slots (at least 2, or all there are) with the same number of loads (more
+    slots never mean more loads, so a bisection finds it)."""
     k = min(2, slots)
-    while k < slots and loads(k) > want:
-        k += 1
-    return k
+    return k + bisect_left(range(k, slots), True, key=lambda j: loads(j) <= want)
 
 
 def _row_options(oh: int) -> list:
@@ -172,9 +172,12 @@ def _slice_options(cin: int, rows: int, grouped: bool) -> list:
     return out
 
 
-def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: str):
+def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: str,
+             costs: dict | None = None):
     """The schedule for these tile sizes with the most slots that fit, and its estimated
-    cycles; None when it does not fit the Target's buffers or instruction fields."""
+    cycles; None when it does not fit the Target's buffers or instruction fields. `costs`:
+    a dict shared by the calls of one choice, keeping per (rows, cq) the cycles that do not
+    depend on the order (matrix work, epilogue, one DMA of each tile), asked once."""
     g, eb = geom, hw.act_bytes
     grouped = g.groups > 1
     cb = min(hw.cols, g.cout)
@@ -211,28 +214,34 @@ def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: s
         w_slots = _fewest(w_slots, lambda k: _loads(order, "w", n_s, n_j, n_q, k), w_loads)
     # matrix: every (row tile, block, slice) conv; sum_s m_s = n * oh * ow. The conv rule is
     # affine in m, so one slice's n_s row tiles take conv(sum_s m_s) + (n_s - 1) * conv(0)
-    pixels = g.n * g.oh * g.ow
-    slices = [min(cq, cr - q) for q in range(0, cr, cq)]
-    per_slice = {c: hw.conv(pixels, g.kh, g.kw, c, cb) + (n_s - 1) * hw.conv(0, g.kh, g.kw, c, cb)
-                 for c in set(slices)}  # all slices but the last are alike
-    matrix = n_j * sum(per_slice[c] for c in slices)
-    vector = n_s * n_j * epi.cycles(hw, acc_tile)
+    known = costs.get((rows, cq)) if costs is not None else None
+    if known is None:
+        pixels = g.n * g.oh * g.ow
+        slices = [min(cq, cr - q) for q in range(0, cr, cq)]
+        per_slice = {c: hw.conv(pixels, g.kh, g.kw, c, cb)
+                     + (n_s - 1) * hw.conv(0, g.kh, g.kw, c, cb)
+                     for c in set(slices)}  # all slices but the last are alike
+        known = (n_j * sum(per_slice[c] for c in slices), epi.cycles(hw, acc_tile),
+                 hw.dma(in_tile * eb), hw.dma(w_tile * eb), hw.dma(acc_tile * eb))
+        if costs is not None:
+            costs[(rows, cq)] = known
+    matrix, epi_cycles, in_dma, w_dma, acc_dma = known
+    vector = n_s * n_j * epi_cycles
     out_bytes = g.n * g.oh * g.ow * g.cout * eb
     nbytes = (in_loads * in_tile + w_loads * w_tile) * eb + out_bytes * \
         (2 if epi.residual else 1) + epi.table_words(g.cout) * 4
     transfers = in_loads + w_loads + n_s * n_j * (2 if epi.residual else 1) + 1
     dma = hw.dma_time(transfers, nbytes)
-    start = hw.dma(in_tile * eb) + hw.dma(w_tile * eb) + epi.cycles(hw, acc_tile) + \
-        hw.dma(acc_tile * eb)
+    start = in_dma + w_dma + epi_cycles + acc_dma
     serial = 0
     if in_slots == 1 and in_loads > 1:
-        serial += in_loads * hw.dma(in_tile * eb)
+        serial += in_loads * in_dma
     if w_slots == 1 and w_loads > 1:
-        serial += w_loads * hw.dma(w_tile * eb)
+        serial += w_loads * w_dma
     if acc_slots == need_acc and n_s * n_j > need_acc:
         serial += vector
     if out_slots == 1 and n_s * n_j > 1:
-        serial += n_s * n_j * hw.dma(acc_tile * eb)
+        serial += n_s * n_j * acc_dma
     instrs = n_s * n_j * n_q
     # each conv also costs the matrix unit its waits, signal and cfgs (a few cycles)
     total = max(matrix + SYNC_CYCLES * instrs, vector, dma) + start + serial
@@ -272,14 +281,14 @@ def _frozen(v):
 
 
 def _choose(geom: ConvGeom, epi: Epilogue, hw: Hw, name: str) -> ConvSchedule:
-    cands = []
+    cands, costs = [], {}
     grouped = geom.groups > 1
     cr = geom.cin_range(0, min(hw.cols, geom.cout))
     cr = cr[1] - cr[0] if grouped else geom.cin
     for rows in _row_options(geom.oh):
         for cq in _slice_options(cr, hw.rows, grouped):
             for order in (("sjq",) if grouped else ORDERS):
-                s = estimate(geom, epi, hw, rows, cq, order)
+                s = estimate(geom, epi, hw, rows, cq, order, costs)
                 if s is not None:
                     cands.append(s)
     if not cands:

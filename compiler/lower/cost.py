@@ -90,6 +90,15 @@ class Hw:
         ins = self._instructions.get(mnemonic)
         if ins is None:
             ins = self._instructions[mnemonic] = (self.spec or load_spec()).instruction(mnemonic)
+        # timing.cycles(self.params, ins, **operands) without its two extra calls: lowering
+        # and codegen ask this some 10^5 times per model. The rule is looked up per call
+        # (timing.override may swap it); on a failure timing.cycles raises its own error.
+        rule = timing.RULES.get(ins.timing)
+        if rule is not None:
+            try:
+                return rule(self.params, **operands)
+            except TypeError:
+                pass
         return timing.cycles(self.params, ins, **operands)
 
     @functools.cached_property

@@ -78,6 +78,10 @@ def choose_dense(k: int, n: int, epi: Epilogue, hw: Hw, name: str = "") -> Dense
         if abuf < 2 * acc or nt * (2 if epi.residual else 1) * 2 > hw.buffer_elems["obuf"] \
                 or k > hw.buffer_elems["wbuf"]:
             continue
+        # what does not depend on the group, once per tile width
+        matrix = tiles * sum(hw.gemm(nt, min(hw.rows, k - b), 1) for b in range(0, k, hw.rows))
+        epi_cycles = epi.cycles(hw, nt)
+        vector = tiles * epi_cycles
         for group in sorted({1, 2, 4, 8, 16, 32, nblk}):
             if group > nblk:
                 continue
@@ -86,14 +90,11 @@ def choose_dense(k: int, n: int, epi: Epilogue, hw: Hw, name: str = "") -> Dense
             if slots < 1:
                 continue
             loads = tiles * ceil(nblk / group)
-            matrix = tiles * sum(hw.gemm(nt, min(hw.rows, k - b), 1)
-                                 for b in range(0, k, hw.rows))
-            vector = tiles * epi.cycles(hw, nt)
             nbytes = (k * n + k + n * (2 if epi.residual else 1)) * eb
             dma = hw.dma_time(loads + tiles + 2, nbytes)
             serial = loads * hw.dma(w_tile * eb) if slots == 1 and loads > 1 else 0
             total = max(matrix, vector, dma) + hw.dma(w_tile * eb) + hw.dma(k * eb) + \
-                epi.cycles(hw, nt) + hw.dma(nt * eb) + serial
+                epi_cycles + hw.dma(nt * eb) + serial
             s = DenseSchedule(nt, group, slots, {"cycles": total, "matrix": matrix,
                                                  "vector": vector, "dma": dma,
                                                  "dram_bytes": nbytes,

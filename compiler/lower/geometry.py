@@ -3,6 +3,7 @@ block-diagonal weights for grouped/depthwise convs and the space-to-depth rewrit
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,11 +29,13 @@ class ConvGeom:
     dw: int = 1
     groups: int = 1
 
-    @property
+    # cached: the tile choosers read them some 10^4 times per model (a frozen dataclass
+    # still has an instance dict for cached_property; equality and hashing use the fields)
+    @functools.cached_property
     def oh(self) -> int:
         return conv_out_size(self.h, self.kh, self.sh, self.pads[0], self.pads[2], self.dh)
 
-    @property
+    @functools.cached_property
     def ow(self) -> int:
         return conv_out_size(self.w, self.kw, self.sw, self.pads[1], self.pads[3], self.dw)
 

@@ -65,12 +65,13 @@ def generate(lowered, sync: str = "auto", progress=None, source: str | None = No
     trackers = [Tracker() for _ in range(cores)]
     streams = [Stream(hw, units) for _ in range(cores)]
     pending = [[] for _ in range(cores)]
+    made: dict = {}            # the Instructions built so far, shared (see Emitter.ins)
     for li, layer in enumerate(lowered.layers):
         for c in range(cores):
             items = work(layer, hw, c, cores)
             if not items:
                 continue
-            em = Emitter(hw, trackers[c], li, layer.name)
+            em = Emitter(hw, trackers[c], li, layer.name, made)
             generator_for(layer).gen(em, layer, items, dram, lowered, f"L{li}")
             pending[c] += em.ops
         if sync == "barrier":
@@ -145,19 +146,24 @@ def _check(instrs: list, target, core: int, runs: list, lowered) -> list:
     that point of the stream (conv, pool and DMA extents depend on them); returns the words.
     The check is a function of (instruction, Target, registers), and an instruction is its
     word: one met again under the same register file (a sync, a cfg, a vector op on a reused
-    slot) has passed already, so it is not checked twice."""
-    regs: dict = {}            # unit -> its register file; a cfg makes a new one, never edits
-    files = [{}]               # every register file, alive so that their ids stay unique
+    slot) has passed already, so it is not checked twice. Register files are kept one per
+    content (a DMA's cfgs switch dma_planes back and forth: the file it returns to is the
+    one met before), so "the same file" is the same object."""
+    reset: dict = {}           # the file of a unit no cfg has written yet
+    regs: dict = {}            # unit -> its register file; a cfg makes another, never edits
+    files = {(): reset}        # content -> its one file (alive, so that the ids stay unique)
+    after = {}                 # (id(file), reg, value) -> the file a cfg makes of it
     passed = set()             # (word, id(register file)) that passed
-    words, word_of = [], {}    # id(instruction) -> word, for the shared ones
+    words, known = [], {}      # id(instruction) -> (word, unit, is a cfg), for the shared ones
     reg_names = load_spec().enums["reg"].names
     for i, ins in enumerate(instrs):
-        word = word_of.get(id(ins))
-        if word is None:
-            word = word_of[id(ins)] = encode_word(ins)
+        facts = known.get(id(ins))
+        if facts is None:
+            facts = known[id(ins)] = (encode_word(ins), executing_unit(ins),
+                                      ins.spec.mnemonic == "cfg")
+        word, unit, is_cfg = facts
         words.append(word)
-        unit = executing_unit(ins)
-        held = regs.get(unit, files[0])
+        held = regs.get(unit, reset)
         if (word, id(held)) not in passed:
             try:
                 check_instruction(ins, target, held)
@@ -169,9 +175,13 @@ def _check(instrs: list, target, core: int, runs: list, lowered) -> list:
                                     f"{target_name(target)}: {e} (a code generator bug: "
                                     "please report it)") from None
             passed.add((word, id(held)))
-        if ins.spec.mnemonic == "cfg":
-            held = regs[unit] = {**held, reg_names[ins.fields["reg"]]: ins.fields["value"]}
-            files.append(held)
+        if is_cfg:
+            step = (id(held), ins.fields["reg"], ins.fields["value"])
+            new = after.get(step)
+            if new is None:
+                new = {**held, reg_names[ins.fields["reg"]]: ins.fields["value"]}
+                new = after[step] = files.setdefault(tuple(sorted(new.items())), new)
+            regs[unit] = new
     return words
 
 

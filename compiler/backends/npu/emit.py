@@ -48,12 +48,18 @@ class SramPlan:
 class Emitter:
     """Collects one core's ops of one layer; DRAM addresses are bytes, SRAM are elements."""
 
-    def __init__(self, hw: Hw, tracker, layer_index: int, layer_name: str):
+    def __init__(self, hw: Hw, tracker, layer_index: int, layer_name: str,
+                 made: dict | None = None):
         self.hw = hw
         self.tracker = tracker
         self.layer = layer_index
         self.name = layer_name
+        # (mnemonic, *fields) -> Instruction, shared by the Emitters of one program: 60% of
+        # a model's instructions repeat one already made (a vector op on a reused slot, a
+        # reloaded weight tile), and one object is built, encoded and checked once
+        self.made = {} if made is None else made
         self.chan = channel_map(hw.dma_engines)
+        self.chan_index = {role: int(unit[3:]) for role, unit in self.chan.items()}  # dmaN -> N
         self.ops: list = []
         self.eb = dict(hw.elem_bytes)
 
@@ -61,12 +67,17 @@ class Emitter:
         return SramPlan(self.hw, self.name, top_down=self.layer % 2 == 1)
 
     def ins(self, mnemonic: str, **fields):
-        """The validated isa Instruction; a field out of its range is a code generator bug."""
-        try:
-            return make_instruction(mnemonic, **fields)
-        except EncodingError as e:
-            raise CompilerError(f"layer '{self.name}': {e} (a code generator bug: please "
-                                "report it)") from None
+        """The validated isa Instruction (the same object for the same fields); a field out
+        of its range is a code generator bug."""
+        key = (mnemonic, *fields.items())
+        ins = self.made.get(key)
+        if ins is None:
+            try:
+                ins = self.made[key] = make_instruction(mnemonic, **fields)
+            except EncodingError as e:
+                raise CompilerError(f"layer '{self.name}': {e} (a code generator bug: please "
+                                    "report it)") from None
+        return ins
 
     def add(self, op: Op) -> Op:
         op.layer = self.layer
@@ -96,7 +107,7 @@ class Emitter:
         nbytes = count * eb
         last = dram_end(dict(dram=dram, rows=rows, cols=cols, stride=stride), planes,
                         plane_stride, eb)
-        ins = self.ins("load", chan=int(self.chan[role][3:]), sram=(buffer, sram), dram=dram,
+        ins = self.ins("load", chan=self.chan_index[role], sram=(buffer, sram), dram=dram,
                        rows=rows, cols=cols, stride=stride, pad_top=pt, pad_bottom=pb,
                        pad_left=pl, pad_right=pr)
         regs = {"dma_planes": planes, "dma_plane_stride": plane_stride if planes > 1 else 0}
@@ -112,7 +123,7 @@ class Emitter:
         count = planes * rows * cols
         last = dram_end(dict(dram=dram, rows=rows, cols=cols, stride=stride), planes,
                         plane_stride, eb)
-        ins = self.ins("store", chan=int(self.chan[role][3:]), sram=(buffer, sram), dram=dram,
+        ins = self.ins("store", chan=self.chan_index[role], sram=(buffer, sram), dram=dram,
                        rows=rows, cols=cols, stride=stride)
         regs = {"dma_planes": planes, "dma_plane_stride": plane_stride if planes > 1 else 0}
         return self.add(Op(self.chan[role], ins,

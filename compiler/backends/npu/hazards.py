@@ -54,10 +54,8 @@ class IntervalMap:
             if write:
                 deps.update(seg[3])
         if write:
-            del self.segs[i:j]
-            del self.starts[i:j]
-            self.segs.insert(i, [lo, hi, op, []])
-            self.starts.insert(i, lo)
+            self.segs[i:j] = [[lo, hi, op, []]]
+            self.starts[i:j] = [lo]
             return
         # record the read; fill the gaps so later writes see this reader
         new, cur = [], lo
@@ -69,8 +67,9 @@ class IntervalMap:
             cur = seg[1]
         if cur < hi:
             new.append([cur, hi, None, [op]])
-        self.segs[i:j] = new
-        self.starts[i:j] = [s[0] for s in new]
+        if len(new) > j - i:  # there were gaps
+            self.segs[i:j] = new
+            self.starts[i:j] = [s[0] for s in new]
 
 
 class Tracker:

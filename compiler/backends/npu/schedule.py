@@ -34,7 +34,7 @@ class Stream:
         self.hw = hw
         self.units = units
         self.entries: list = []
-        self.regs = {u: {} for u in units}
+        self.regs = {u: dict(RESET) for u in units}  # what each unit's registers hold
         self.pairs: dict = {}          # (producer, consumer) -> semaphore index
 
     def sem(self, pair: tuple) -> int:
@@ -85,25 +85,42 @@ def schedule(ops: list, stream: Stream) -> None:
         return
     hw, units = stream.hw, stream.units
     by_id = {op.id: op for op in ops}
-    indeg = {op.id: 0 for op in ops}
+    unit_of = {op.id: op.unit for op in ops}
+    indeg = {}
     succs: dict = {op.id: [] for op in ops}
-    local: dict = {}            # op id -> its dependencies inside `ops` (the rest are done)
+    succ_units: dict = {op.id: set() for op in ops}  # op id -> the other units that follow it
+    # op id -> (dependency, its unit) of its dependencies inside `ops` (the rest are done) on
+    # other units, in id order: the ones that may need a wait
+    cross: dict = {}
+    # op id -> the latest estimated end of its dependencies, final once it is ready (a model
+    # has some 10 dependencies per op: each edge is visited here and once more for waits,
+    # not at each look at the op)
+    ready_at = dict.fromkeys(by_id, 0)
     for op in ops:
-        mine = local[op.id] = [d for d in op.deps if d in by_id]
-        indeg[op.id] = len(mine)
-        for d in mine:
-            succs[d].append(op.id)
-    succ_units = {i: {by_id[s].unit for s in ss} - {by_id[i].unit} for i, ss in succs.items()}
+        i, u = op.id, op.unit
+        others = cross[i] = []
+        n = 0
+        for d in op.deps:
+            p = unit_of.get(d)
+            if p is None:  # complete before `ops`
+                continue
+            n += 1
+            succs[d].append(i)
+            if p != u:
+                succ_units[d].add(u)
+                others.append((d, p))
+        indeg[i] = n
     t_unit = dict.fromkeys(units, 0)
     qstarts = {u: [] for u in units}  # start cycle of every instruction issued to each unit
     depth = hw.queue_depth
     pos = {}                    # op id -> position on its unit
     count = dict.fromkeys(units, 0)
-    end = {}                    # op id -> estimated end
     # know[c][p]: highest position on unit p that unit c knows has completed
     know = {c: dict.fromkeys(units, -1) for c in units}
-    signals: dict = {}          # pair -> list of (producer position, clock snapshot, time, used)
-    sigpos: dict = {}           # pair -> the producer positions of its signals, ascending
+    pairs = [(p, c) for p in units for c in units if p != c]
+    # pair -> its signals: (producer position, clock snapshot, time, used flag holder)
+    signals: dict = {pair: [] for pair in pairs}
+    sigpos: dict = {pair: [] for pair in pairs}  # pair -> its signals' producer positions
     taken: dict = {}            # pair -> index of the last signal consumed
     port_free = 0
     t_dispatch = 0
@@ -134,10 +151,8 @@ def schedule(ops: list, stream: Stream) -> None:
             t = t_dispatch + 1
         if len(q) >= depth and q[-depth] > t:
             t = q[-depth]
-        for d in local[op.id]:
-            e = end.get(d)
-            if e is not None and e > t:
-                t = e
+        if ready_at[op.id] > t:
+            t = ready_at[op.id]
         return t
 
     heap = [(0, op.id) for op in ops if indeg[op.id] == 0]
@@ -152,11 +167,9 @@ def schedule(ops: list, stream: Stream) -> None:
             continue
         u = op.unit
         know_u = know[u]
-        deps = local[i]
         # waits: every dependency on another unit not yet known complete
-        for d in deps:
-            p = by_id[d].unit
-            if p == u or know_u[p] >= pos[d]:
+        for d, p in cross[i]:
+            if know_u[p] >= pos[d]:
                 continue
             pair = (p, u)
             sigs = signals[pair]
@@ -171,18 +184,14 @@ def schedule(ops: list, stream: Stream) -> None:
                 if value > know_u[unit]:
                     know_u[unit] = value
             issue(u, sigs[k][2], 1)
-        if op.regs:
-            held = stream.regs[u]
+        held = stream.regs[u]
+        if not op.regs.items() <= held.items():  # a cfg for each register that differs
             for reg, value in op.regs.items():
-                if held.get(reg, RESET[reg]) != value:
+                if held[reg] != value:
                     entries.append(("cfg", u, reg, value))
                     held[reg] = value
                     issue(u, 0, 1)
-        ready = 0
-        for d in deps:  # all scheduled: each was issued before op became ready
-            if end[d] > ready:
-                ready = end[d]
-        begin = issue(u, ready, op.cycles)
+        begin = issue(u, ready_at[i], op.cycles)
         if op.nbytes:  # DMA: setup, then beats on the shared port, then latency; the zero
             # fill of a padded load runs from the start beside them and needs no port
             beats_at = max(begin + hw.dma_setup, port_free)
@@ -193,21 +202,24 @@ def schedule(ops: list, stream: Stream) -> None:
         pos[i] = count[u]
         count[u] += 1
         know_u[u] = pos[i]
-        end[i] = finish
         targets = succ_units[i]
+        if targets:
+            clock = dict(know_u)  # the snapshot its signals carry (read only)
         for c in (sorted(targets) if len(targets) > 1 else targets):
             pair = (u, c)
             flag = [False]
-            signals.setdefault(pair, []).append((pos[i], dict(know_u), finish + 1, flag))
-            sigpos.setdefault(pair, []).append(pos[i])
+            signals[pair].append((pos[i], clock, finish + 1, flag))
+            sigpos[pair].append(pos[i])
             entries.append(("signal", u, pair, flag))
             issue(u, finish, 1)
         done += 1
         for s in succs[i]:
+            if finish > ready_at[s]:
+                ready_at[s] = finish
             indeg[s] -= 1
             if indeg[s] == 0:
                 heapq.heappush(heap, (start_of(by_id[s]), s))
     if done != len(ops):
-        stuck = [op for op in ops if op.id not in end][:3]
+        stuck = [op for op in ops if op.id not in pos][:3]
         raise CompilerError("internal: cyclic dependencies between ops: "
                             + "; ".join(f"[{o.unit}] {format_instruction(o.ins)}" for o in stuck))
