@@ -124,7 +124,10 @@ def live_passes(w: np.ndarray, rows: int) -> list:
     kh, kw, cin, _ = w.shape
     every = [(dy, dx, c, min(c + rows, cin)) for dy in range(kh) for dx in range(kw)
              for c in range(0, cin, rows)]
-    live = [p for p in every if np.any(w[p[0], p[1], p[2]:p[3]])]
+    # one pass over the weights: per (tap, channel) whether any output's weight is non-zero,
+    # then per channel block whether any of its channels is
+    nonzero = np.logical_or.reduceat(np.any(w, axis=3), np.arange(0, cin, rows), axis=2)
+    live = [p for p, keep in zip(every, nonzero.ravel()) if keep]
     return live or every[:1]
 
 
