@@ -3,7 +3,6 @@ tiles, loop order and slot counts chosen against the Target by an analytical cos
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from dataclasses import dataclass, field, replace
 from math import ceil
 
@@ -136,24 +135,31 @@ class ConvLayer:
 
 # ------------------------------------------------------------------ the tile chooser
 
-def _loads(order: str, keys: str, n_s: int, n_j: int, n_q: int, slots: int) -> int:
-    """Loads of the input ('in') or weight ('w') tiles under SlotCache for a loop order."""
+def _load_rule(order: str, keys: str, n_s: int, n_j: int, n_q: int) -> tuple:
+    """(few, many, need): under SlotCache a loop order loads the input ('in') or weight
+    ('w') tiles `few` times with at least `need` slots, else `many` times."""
     if keys == "in":
         if order == "sqj":
-            return n_s * n_q
+            return n_s * n_q, n_s * n_q, 0
         if order == "sjq":
-            return n_s * n_q if n_q == 1 or n_q <= slots else n_s * n_j * n_q
-        return n_s * n_q if n_s * n_q <= slots else n_j * n_s * n_q
+            return n_s * n_q, n_s * n_j * n_q, 0 if n_q == 1 else n_q
+        return n_s * n_q, n_j * n_s * n_q, n_s * n_q
     if order == "jsq":
-        return n_j * n_q if n_q <= slots else n_j * n_s * n_q
-    return n_j * n_q if n_j * n_q <= slots else n_s * n_j * n_q
+        return n_j * n_q, n_j * n_s * n_q, n_q
+    return n_j * n_q, n_s * n_j * n_q, n_j * n_q
 
 
-def _fewest(slots: int, loads, want: int) -> int:
-    """The fewest slots (at least 2, or all there are) with the same number of loads (more
-    slots never mean more loads, so a bisection finds it)."""
+def _loads(rule: tuple, slots: int) -> int:
+    few, many, need = rule
+    return few if slots >= need else many
+
+
+def _fewest(slots: int, rule: tuple, want: int) -> int:
+    """The fewest slots (at least 2, or all there are) with `want` = _loads(rule, slots)
+    loads: the least when every count gives it, else `need` (which `slots` reaches)."""
     k = min(2, slots)
-    return k + bisect_left(range(k, slots), True, key=lambda j: loads(j) <= want)
+    few, many, need = rule
+    return k if many <= want else max(k, need)
 
 
 def _row_options(oh: int) -> list:
@@ -204,14 +210,17 @@ def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: s
     out_slots = min(2, elems["obuf"] // per_out)
     if min(in_slots, w_slots, out_slots) < 1 or acc_slots < need_acc:
         return None
-    in_loads = n_s * n_j if grouped else _loads(order, "in", n_s, n_j, n_q, in_slots)
-    w_loads = n_j if grouped and n_j <= w_slots else \
-        n_s * n_j if grouped else _loads(order, "w", n_s, n_j, n_q, w_slots)
-    # keep only the slots that save loads (2 for double buffering): the SRAM left over lets
-    # the next layer load while this one computes
-    if not grouped:
-        in_slots = _fewest(in_slots, lambda k: _loads(order, "in", n_s, n_j, n_q, k), in_loads)
-        w_slots = _fewest(w_slots, lambda k: _loads(order, "w", n_s, n_j, n_q, k), w_loads)
+    if grouped:
+        in_loads = n_s * n_j
+        w_loads = n_j if n_j <= w_slots else n_s * n_j
+    else:
+        in_rule = _load_rule(order, "in", n_s, n_j, n_q)
+        w_rule = _load_rule(order, "w", n_s, n_j, n_q)
+        in_loads, w_loads = _loads(in_rule, in_slots), _loads(w_rule, w_slots)
+        # keep only the slots that save loads (2 for double buffering): the SRAM left over
+        # lets the next layer load while this one computes
+        in_slots = _fewest(in_slots, in_rule, in_loads)
+        w_slots = _fewest(w_slots, w_rule, w_loads)
     # matrix: every (row tile, block, slice) conv; sum_s m_s = n * oh * ow. The conv rule is
     # affine in m, so one slice's n_s row tiles take conv(sum_s m_s) + (n_s - 1) * conv(0)
     known = costs.get((rows, cq)) if costs is not None else None
