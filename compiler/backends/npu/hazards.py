@@ -14,23 +14,26 @@ class IntervalMap:
         self.starts: list = []
         self.segs: list = []  # [lo, hi, writer, readers(list)]
 
-    def _split(self, at: int) -> None:
+    def _split(self, at: int) -> int:
+        """Make a segment boundary at `at` (splitting the segment that covers it); the index
+        of the first segment that starts at or after `at`."""
         i = bisect_right(self.starts, at) - 1
-        if i >= 0:
-            lo, hi, w, rs = self.segs[i]
-            if lo < at < hi:
-                self.segs[i] = [lo, at, w, rs]
-                self.segs.insert(i + 1, [at, hi, w, list(rs)])
-                self.starts.insert(i + 1, at)
+        if i < 0:
+            return 0
+        lo, hi, w, rs = self.segs[i]
+        if lo == at:
+            return i
+        if at < hi:
+            self.segs[i] = [lo, at, w, rs]
+            self.segs.insert(i + 1, [at, hi, w, list(rs)])
+            self.starts.insert(i + 1, at)
+        return i + 1
 
     def _span(self, lo: int, hi: int) -> tuple:
-        self._split(lo)
-        self._split(hi)
-        i = bisect_right(self.starts, lo - 1)
-        j = i
-        while j < len(self.segs) and self.segs[j][0] < hi:
-            j += 1
-        return i, j
+        """[i, j): the segments inside [lo, hi), after splitting the ones across its ends
+        (splitting at hi > lo inserts after i)."""
+        i = self._split(lo)
+        return i, self._split(hi)
 
     def access(self, lo: int, hi: int, op: int, write: bool, deps: set) -> None:
         if hi <= lo:
