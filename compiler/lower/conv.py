@@ -182,8 +182,8 @@ def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: s
              costs: dict | None = None):
     """The schedule for these tile sizes with the most slots that fit, and its estimated
     cycles; None when it does not fit the Target's buffers or instruction fields. `costs`:
-    a dict shared by the calls of one choice, keeping per (rows, cq) the cycles that do not
-    depend on the order (matrix work, epilogue, one DMA of each tile), asked once."""
+    a dict shared by the calls of one choice, keeping the cycles that do not depend on the
+    order (matrix work, epilogue, one DMA of each tile) by the tile sizes they depend on."""
     g, eb = geom, hw.act_bytes
     grouped = g.groups > 1
     cb = min(hw.cols, g.cout)
@@ -223,18 +223,27 @@ def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: s
         w_slots = _fewest(w_slots, w_rule, w_loads)
     # matrix: every (row tile, block, slice) conv; sum_s m_s = n * oh * ow. The conv rule is
     # affine in m, so one slice's n_s row tiles take conv(sum_s m_s) + (n_s - 1) * conv(0)
-    known = costs.get((rows, cq)) if costs is not None else None
-    if known is None:
+    # the Hw is asked each cost once per choice: per slice width the convs of all pixels
+    # and of none with one weight DMA, per row count the epilogue and one accumulator DMA,
+    # per (rows, cq) one input tile DMA
+    costs = {} if costs is None else costs
+    by_cq = costs.get(("cq", cq))
+    if by_cq is None:
         pixels = g.n * g.oh * g.ow
         slices = [min(cq, cr - q) for q in range(0, cr, cq)]
-        per_slice = {c: hw.conv(pixels, g.kh, g.kw, c, cb)
-                     + (n_s - 1) * hw.conv(0, g.kh, g.kw, c, cb)
-                     for c in set(slices)}  # all slices but the last are alike
-        known = (n_j * sum(per_slice[c] for c in slices), epi.cycles(hw, acc_tile),
-                 hw.dma(in_tile * eb), hw.dma(w_tile * eb), hw.dma(acc_tile * eb))
-        if costs is not None:
-            costs[(rows, cq)] = known
-    matrix, epi_cycles, in_dma, w_dma, acc_dma = known
+        convs = {c: (hw.conv(pixels, g.kh, g.kw, c, cb), hw.conv(0, g.kh, g.kw, c, cb))
+                 for c in set(slices)}  # all slices but the last are alike
+        by_cq = costs[("cq", cq)] = (slices, convs, hw.dma(w_tile * eb))
+    by_rows = costs.get(("rows", rows))
+    if by_rows is None:
+        by_rows = costs[("rows", rows)] = (epi.cycles(hw, acc_tile), hw.dma(acc_tile * eb))
+    in_dma = costs.get((rows, cq))
+    if in_dma is None:
+        in_dma = costs[(rows, cq)] = hw.dma(in_tile * eb)
+    slices, convs, w_dma = by_cq
+    epi_cycles, acc_dma = by_rows
+    per_slice = {c: full + (n_s - 1) * empty for c, (full, empty) in convs.items()}
+    matrix = n_j * sum(per_slice[c] for c in slices)
     vector = n_s * n_j * epi_cycles
     out_bytes = g.n * g.oh * g.ow * g.cout * eb
     nbytes = (in_loads * in_tile + w_loads * w_tile) * eb + out_bytes * \
