@@ -12,7 +12,7 @@ from .kinds import TargetKind, get_target_kind, list_target_kinds, lookup_kind
 from .plugins import load_plugins
 from .tags import list_tags, lookup_tag, range_hint
 
-_OPTION_RE = re.compile(r"^--?([A-Za-z][\w-]*)=(.*)$")
+_OPTION_RE = re.compile(r"^-([A-Za-z][\w-]*)=(.*)$")
 
 
 def _resolve(name: str) -> tuple:
@@ -74,6 +74,9 @@ class Target:
         attrs = {}
         for opt in options:
             m = _OPTION_RE.match(opt)
+            if not m and _OPTION_RE.match(opt[1:]):
+                raise TargetError(f"target option '{opt}' in '{text}' has two dashes; target "
+                                  f"options take one: '{opt[1:]}'")
             if not m:
                 raise TargetError(f"malformed target option '{opt}' in '{text}'; "
                                   "expected -name=value, e.g. -array=16x16 or -openmp=1")

@@ -52,6 +52,25 @@ def save_trace(result, path: str | None) -> None:
         raise UsageError(f"cannot write '{path}': {e.strerror or e}") from None
 
 
+def int_at_least(minimum: int):
+    """argparse type: an integer (0x.. too) >= minimum, e.g. a seed (numpy's generators take
+    no negative one) or a cycle limit."""
+    import argparse
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text, 0)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {value}")
+        return value
+    return parse
+
+
+non_negative = int_at_least(0)
+
+
 def add_races_argument(p) -> None:
     p.add_argument("--races", choices=("error", "warn", "off"),
                    help="the race check (docs/races.md): 'error' stops at the first access two "

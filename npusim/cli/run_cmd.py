@@ -9,7 +9,7 @@ from pathlib import Path
 from npusim.cli.compare import add_arguments as add_compare_arguments
 from npusim.cli.errors import UsageError
 from npusim.cli.options import (DEFAULT_MODEL, DEFAULT_TARGET, add_races_argument,
-                                npu_target_arg, race_warnings, save_trace)
+                                non_negative, npu_target_arg, race_warnings, save_trace)
 
 
 def register(subparsers) -> None:
@@ -28,7 +28,8 @@ def register(subparsers) -> None:
     p.add_argument("--trace", metavar="FILE", help="write a Chrome/Perfetto trace JSON")
     p.add_argument("--resolution", type=int, metavar="N",
                    help="input resolution of zoo image models (default: the model's, 224)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random test input")
+    p.add_argument("--seed", type=non_negative, default=0,
+                   help="seed of the random test input (an integer >= 0)")
     p.add_argument("--timing-only", action="store_true",
                    help="skip data (no verification): cycles only, much faster")
     add_races_argument(p)

@@ -7,7 +7,7 @@ import json
 import numpy as np
 
 from npusim.cli.errors import UsageError
-from npusim.cli.options import add_races_argument, race_warnings
+from npusim.cli.options import add_races_argument, int_at_least, non_negative, race_warnings
 
 
 def register(subparsers) -> None:
@@ -25,7 +25,7 @@ def register(subparsers) -> None:
                    help="data for a declared .tensor (repeatable); others start as zeros")
     p.add_argument("--output", action="append", default=[], metavar="NAME=FILE.npy",
                    help="save a declared .tensor after the run (repeatable)")
-    p.add_argument("--random-inputs", type=int, metavar="SEED",
+    p.add_argument("--random-inputs", type=non_negative, metavar="SEED",
                    help="fill tensors without --input with random values instead of zeros "
                         "(int8: full range; wider integers: 0..63; floats: normal)")
     p.add_argument("--timing-only", action="store_true",
@@ -33,21 +33,10 @@ def register(subparsers) -> None:
     p.add_argument("--trace", metavar="TRACE.json",
                    help="write a Chrome/Perfetto trace (open in ui.perfetto.dev)")
     p.add_argument("--json", action="store_true", help="print the results as one JSON object")
-    p.add_argument("--max-cycles", type=_positive, metavar="N",
+    p.add_argument("--max-cycles", type=int_at_least(1), metavar="N",
                    help="stop with a fault after N cycles")
     add_races_argument(p)
     p.set_defaults(func=run)
-
-
-def _positive(text: str) -> int:
-    import argparse
-    try:
-        value = int(text, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
-    return value
 
 
 def run(args) -> int:
