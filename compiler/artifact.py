@@ -95,8 +95,9 @@ class Artifact:
         d.mkdir(parents=True, exist_ok=True)
         blobs = {"program": self.program.to_bytes(), "constants": self.constants,
                  "assembly": self.assembly.encode()}
+        from isa.files import write_atomic
         for key, data in blobs.items():
-            (d / FILES[key]).write_bytes(data)
+            write_atomic(d / FILES[key], data)
         manifest = {
             "format": FORMAT, "format_version": FORMAT_VERSION, "isa_version": self.isa_version,
             "target": self.target, "model": self.model, "const_base": self.const_base,
@@ -104,7 +105,8 @@ class Artifact:
             "inputs": [t.to_json() for t in self.inputs],
             "outputs": [t.to_json() for t in self.outputs],
             "layers": self.layers, "layer_of": self.layer_of, "meta": self.meta}
-        (d / "manifest.json").write_text(json.dumps(manifest, indent=1, default=_json))
+        # the manifest last: it names every file's hash, so a half-written artifact is refused
+        write_atomic(d / "manifest.json", json.dumps(manifest, indent=1, default=_json))
         return d
 
     @classmethod

@@ -20,10 +20,11 @@ import os
 import pickle
 import sys
 import struct
-import tempfile
 import zlib
 from pathlib import Path
 from typing import Callable
+
+from isa.files import write_atomic
 
 MAGIC = b"NPUSIM-FRONT-HALF\x02"
 _HEAD = struct.Struct("<QI")  # payload bytes, CRC-32 of the payload (a 128 MB ResNet-50 entry
@@ -140,15 +141,7 @@ def store(name: str, value) -> None:
     try:
         payload = pickle.dumps((name, value), protocol=5)
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{name[:16]}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(MAGIC + _HEAD.pack(len(payload), zlib.crc32(payload)))
-                f.write(payload)
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
+        write_atomic(path, MAGIC + _HEAD.pack(len(payload), zlib.crc32(payload)) + payload)
     except (OSError, pickle.PicklingError, TypeError, AttributeError):
         return
 

@@ -72,8 +72,8 @@ class SimResult:
                                   {"target": str(self.target), "cycles": self.cycles})
 
     def save_chrome_trace(self, path) -> None:
-        with open(path, "w") as fh:
-            json.dump(self.chrome_trace(), fh)
+        from isa.files import write_atomic
+        write_atomic(path, json.dumps(self.chrome_trace()))
 
 
 def _decl(decl):

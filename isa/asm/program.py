@@ -193,8 +193,9 @@ class Program:
 
     def save(self, path: str | Path) -> int:
         """Write the container; returns its size in bytes."""
+        from isa.files import write_atomic
         data = self.to_bytes()
-        Path(path).write_bytes(data)
+        write_atomic(path, data)
         return len(data)
 
     @classmethod

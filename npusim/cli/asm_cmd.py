@@ -7,6 +7,7 @@ from pathlib import Path
 
 from isa.asm import AsmError, ContainerError, Program, assemble_file, disassemble
 from isa.errors import IsaError
+from isa.files import write_atomic
 from npusim.cli.errors import fail
 
 
@@ -68,7 +69,7 @@ def run_disasm(args) -> int:
         return fail(f"cannot read '{path}': {e.strerror or e}")
     if args.output:
         try:
-            Path(args.output).write_text(text)
+            write_atomic(args.output, text)
         except OSError as e:
             return fail(f"cannot write '{args.output}': {e.strerror or e}")
     else:

@@ -3,16 +3,18 @@ trace file and the race-check flag."""
 
 from __future__ import annotations
 
+import os
 import sys
 import warnings
 from contextlib import contextmanager
+from pathlib import Path
 
 from npusim.cli.errors import UsageError
 from npusim.flow import DEFAULT_TARGET
 
 DEFAULT_MODEL = "resnet18"
 __all__ = ["DEFAULT_MODEL", "DEFAULT_TARGET", "all_target_kinds", "target_arg",
-           "npu_target_arg", "save_trace", "add_races_argument", "race_warnings"]
+           "npu_target_arg", "check_writable", "save_trace", "add_races_argument", "race_warnings"]
 RACE_LINES = 10  # races printed in --races warn mode; the count of the rest follows
 
 
@@ -40,6 +42,19 @@ def npu_target_arg(text):
         raise UsageError(f"-t {text!r} is a {t.kind} target; `npusim run` simulates npu "
                          "targets (e.g. npu-edge, npu-tiny, npu-server)")
     return t
+
+
+def check_writable(path: str | None) -> None:
+    """Refuse an output file that cannot be written before any work is done (its folder is
+    missing, or it is a folder), in the words save_trace would use after the run."""
+    if not path:
+        return
+    p = Path(path)
+    reason = ("Is a directory" if p.is_dir() else
+              "No such file or directory" if not p.parent.is_dir() else
+              "Permission denied" if not os.access(p.parent, os.W_OK) else None)
+    if reason:
+        raise UsageError(f"cannot write '{path}': {reason}")
 
 
 def save_trace(result, path: str | None) -> None:

@@ -9,7 +9,8 @@ from pathlib import Path
 from npusim.cli.compare import add_arguments as add_compare_arguments
 from npusim.cli.errors import UsageError
 from npusim.cli.options import (DEFAULT_MODEL, DEFAULT_TARGET, add_races_argument,
-                                non_negative, npu_target_arg, race_warnings, save_trace)
+                                check_writable, non_negative, npu_target_arg, race_warnings,
+                                save_trace)
 
 
 def register(subparsers) -> None:
@@ -42,7 +43,8 @@ def run(args) -> int:
     from npusim.cli import compare
     from npusim.cli.progress import stages, ticking
     from npusim.cli.report import format_report
-    if args.compare:  # check the list before compiling anything
+    check_writable(args.trace)  # before compiling anything, as the --compare list
+    if args.compare:
         args.compare = compare.parse_compare(args.compare, args.model)
     if Path(args.model).is_dir():
         return run_artifact(args)

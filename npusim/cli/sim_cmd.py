@@ -145,9 +145,13 @@ def _fill(slot, rng) -> np.ndarray:
 
 
 def _save(path: str, array: np.ndarray, name: str) -> None:
+    import io
+
+    from isa.files import write_atomic
+    buf = io.BytesIO()
+    np.save(buf, array)  # np.save(path) would append .npy to other names
     try:
-        with open(path, "wb") as fh:  # np.save(path) would append .npy to other names
-            np.save(fh, array)
+        write_atomic(path, buf.getvalue())
     except OSError as e:
         raise UsageError(f"--output {name}={path}: cannot write: {e.strerror or e}") from None
 

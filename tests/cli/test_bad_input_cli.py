@@ -37,3 +37,27 @@ def test_a_seed_may_be_zero_or_hex(capsys):
     code, _, err = run(capsys, "sim", GEMM, "--random-inputs", "0x10",
                        "--timing-only")
     assert code == 0 and err == ""
+
+
+def test_an_unwritable_trace_is_refused_before_compiling(capsys, tmp_path, monkeypatch):
+    from npusim import flow
+
+    def must_not_compile(*a, **k):
+        raise AssertionError("compiled before checking --trace")
+    monkeypatch.setattr(flow, "compile", must_not_compile)
+    trace = tmp_path / "missing" / "t.json"
+    code, out, err = run(capsys, "run", "small_cnn", "--trace", trace)
+    assert code == 2 and out == ""
+    assert one_line_error(err) == (f"npusim: error: cannot write '{trace}': "
+                                   "No such file or directory\n")
+    code, _, err = run(capsys, "run", "small_cnn", "--trace", tmp_path)
+    assert code == 2 and one_line_error(err).endswith(": Is a directory\n")
+
+
+def test_the_trace_is_written_whole(capsys, tmp_path):
+    import json
+    trace = tmp_path / "t.json"
+    code, _, _ = run(capsys, "run", "small_cnn", "-t", "npu-tiny", "--timing-only",
+                     "--trace", trace)
+    assert code == 0 and "traceEvents" in json.loads(trace.read_text())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t.json"]

@@ -4,8 +4,9 @@ ctypes (clike.host.HostModule), and saved with its sources."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
+
+from isa.files import write_atomic
 
 from ..clike.host import HostModule
 from ..clike.program import manifest
@@ -16,10 +17,10 @@ class CpuModule(HostModule):
         """Write model.c, libmodel.so, constants.bin and manifest.json into `out_dir`."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
-        (out / "model.c").write_text(self.source)
-        shutil.copyfile(self.library, out / "libmodel.so")
-        self._consts.tofile(out / "constants.bin")
+        write_atomic(out / "model.c", self.source)
+        write_atomic(out / "libmodel.so", Path(self.library).read_bytes())
+        write_atomic(out / "constants.bin", self._consts.tobytes())
         info = manifest(self.program, self.target, self.command)
         info["entry"] = "void npu_model_run(uint8_t *arena, const uint8_t *consts)"
-        (out / "manifest.json").write_text(json.dumps(info, indent=1))
+        write_atomic(out / "manifest.json", json.dumps(info, indent=1))
         return out

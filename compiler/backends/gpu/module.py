@@ -7,11 +7,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import statistics
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from isa.files import write_atomic
 
 import numpy as np
 
@@ -111,18 +112,18 @@ class GpuModule:
         every kernel (model.<arch>.ptx, needs nvcc)."""
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
-        (out / "model.cu").write_text(self.source)
+        write_atomic(out / "model.cu", self.source)
         if ptx:
             built = self.ptx()
-            shutil.copyfile(built, out / built.name)
-        self.program.layout.constants().tofile(out / "constants.bin")
+            write_atomic(out / built.name, built.read_bytes())
+        write_atomic(out / "constants.bin", self.program.layout.constants().tobytes())
         info = manifest(self.program, self.target, None)
         info["entry"] = ("int npu_gpu_bench(uint8_t *host_arena, size_t arena_bytes, const "
                          "uint8_t *host_consts, size_t const_bytes, int warmup, int repeats, "
                          "float *ms)")
         info["launches"] = {k: {"grid": list(v.grid), "threads": v.threads}
                             for k, v in self.program.renderer.launches.items()}
-        (out / "manifest.json").write_text(json.dumps(info, indent=1))
+        write_atomic(out / "manifest.json", json.dumps(info, indent=1))
         return out
 
 
