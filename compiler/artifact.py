@@ -105,8 +105,10 @@ class Artifact:
             "inputs": [t.to_json() for t in self.inputs],
             "outputs": [t.to_json() for t in self.outputs],
             "layers": self.layers, "layer_of": self.layer_of, "meta": self.meta}
+        manifest = json.loads(json.dumps(manifest, default=_json))  # as load() will read it
+        manifest["manifest_sha256"] = _manifest_sha(manifest)
         # the manifest last: it names every file's hash, so a half-written artifact is refused
-        write_atomic(d / "manifest.json", json.dumps(manifest, indent=1, default=_json))
+        write_atomic(d / "manifest.json", json.dumps(manifest, indent=1))
         return d
 
     @classmethod
@@ -130,6 +132,7 @@ class Artifact:
         if m.get("isa_version") != load_spec().version:
             raise ArtifactError(f"{d}: stale artifact: built for ISA {m.get('isa_version')}, "
                                 f"this npusim implements {load_spec().version}; recompile it")
+        _check_fields(path, m)
         blobs = {}
         for key, fname in FILES.items():
             f = d / fname
@@ -149,10 +152,82 @@ class Artifact:
         if program.target != m["target"]:
             raise ArtifactError(f"{d}: corrupted: program target '{program.target}' differs from "
                                 f"the manifest's '{m['target']}'")
+        _check_against_program(path, m, program, len(blobs["constants"]))
         return cls(program, blobs["assembly"].decode(), blobs["constants"], int(m["const_base"]),
                    m["target"], m["model"], [TensorEntry.from_json(t) for t in m["inputs"]],
                    [TensorEntry.from_json(t) for t in m["outputs"]], m.get("layers", []),
                    m.get("layer_of", []), m.get("meta", {}))
+
+
+# the manifest's fields, and the types load() needs them to have
+FIELDS = {"target": str, "model": str, "const_base": int, "files": dict, "inputs": list,
+          "outputs": list, "layers": list, "layer_of": list, "meta": dict}
+TENSOR_FIELDS = {"name": str, "dram": int, "shape": list, "dtype": str}
+DTYPES = ("int8", "int16", "int32", "float16", "float32")
+
+
+def _manifest_sha(m: dict) -> str:
+    body = {k: v for k, v in m.items() if k != "manifest_sha256"}
+    return _sha(json.dumps(body, sort_keys=True).encode())
+
+
+def _is(value, kind) -> bool:
+    return isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+
+
+def _check_fields(path: Path, m: dict) -> None:
+    """Every field load() reads is there with its type, and the manifest is the one written
+    (its own sha256): a hand-edited or truncated manifest is refused, never half-trusted."""
+    for key, kind in FIELDS.items():
+        if key not in m:
+            raise ArtifactError(f"{path}: corrupted: no '{key}' field; recompile the model")
+        if not _is(m[key], kind):
+            raise ArtifactError(f"{path}: corrupted: '{key}' is {type(m[key]).__name__} "
+                                f"{str(m[key])[:40]!r}, not {kind.__name__}; recompile the model")
+    if m["const_base"] < 0:
+        raise ArtifactError(f"{path}: corrupted: const_base {m['const_base']} is negative")
+    for role in ("inputs", "outputs"):
+        for i, t in enumerate(m[role]):
+            where = f"{path}: corrupted: {role}[{i}]"
+            if not isinstance(t, dict):
+                raise ArtifactError(f"{where} is not an object")
+            for key, kind in TENSOR_FIELDS.items():
+                if not _is(t.get(key), kind):
+                    raise ArtifactError(f"{where}.{key} is {t.get(key)!r}, not {kind.__name__}")
+            if t["dtype"] not in DTYPES:
+                raise ArtifactError(f"{where}.dtype '{t['dtype']}' is not one of "
+                                    f"{', '.join(DTYPES)}")
+            if not t["shape"] or not all(_is(n, int) and n > 0 for n in t["shape"]):
+                raise ArtifactError(f"{where}.shape {t['shape']} is not a list of sizes >= 1")
+    if not all(isinstance(core, list) and all(isinstance(p, list) and len(p) == 2 and
+                                              all(_is(x, int) for x in p) for p in core)
+               for core in m["layer_of"]):
+        raise ArtifactError(f"{path}: corrupted: layer_of must list [instruction, layer] "
+                            "integer pairs per core")
+    want = m.get("manifest_sha256")
+    if want is not None and want != _manifest_sha(m):
+        raise ArtifactError(f"{path}: corrupted: the manifest was edited (its sha256 does not "
+                            "match the one written with it); recompile the model")
+
+
+def _check_against_program(path: Path, m: dict, program, const_bytes: int) -> None:
+    """The manifest's tensors are tensors the program declares (same DRAM address, shape and
+    element type), and the constants fit the target's DRAM."""
+    from isa.target import Target
+    dram = Target.create(m["target"]).derived.dram_bytes
+    if m["const_base"] + const_bytes > dram:
+        raise ArtifactError(f"{path}: corrupted: constants at {m['const_base']:#x} "
+                            f"({const_bytes:,} B) end past the target's {dram:,} B of DRAM")
+    declared = {(d.dram, tuple(d.shape), str(d.dtype)) for d in program.tensors.values()}
+    for role in ("inputs", "outputs"):
+        for t in m[role]:
+            if (t["dram"], tuple(t["shape"]), t["dtype"]) not in declared:
+                there = [f"{d.dtype}{list(d.shape)}" for d in program.tensors.values()
+                         if d.dram == t["dram"]]
+                raise ArtifactError(f"{path}: corrupted: {role[:-1]} '{t['name']}' is "
+                                    f"{t['dtype']}{t['shape']} at {t['dram']:#x}, but the "
+                                    f"program declares {' or '.join(there) or 'nothing'} "
+                                    "there; recompile the model")
 
 
 def _json(o):
