@@ -20,7 +20,14 @@ FLOAT_PIPELINE = "simplify, fold-constants, fold-bn, convert-layout, fuse, plan-
 
 
 def load_model(model, **model_kwargs) -> Graph:
-    """A Graph (copied), a zoo model name, an .onnx path, or an onnx.ModelProto."""
+    """A Graph (copied), a zoo model name, an .onnx path, or an onnx.ModelProto; refused when
+    it computes nothing for an output (check_computes)."""
+    graph = _read_model(model, **model_kwargs)
+    check_computes(graph)
+    return graph
+
+
+def _read_model(model, **model_kwargs) -> Graph:
     if isinstance(model, Graph):
         return model.copy()
     if isinstance(model, (str, os.PathLike)):
@@ -37,6 +44,21 @@ def load_model(model, **model_kwargs) -> Graph:
         return import_onnx(model, **model_kwargs)
     raise CompilerError(f"cannot build from {type(model).__name__}; pass a Graph, a zoo name "
                         "(compiler.zoo.list()), an .onnx path or an onnx.ModelProto")
+
+
+def check_computes(g: Graph) -> None:
+    """Every graph output is computed by a node: an output that is a model input or a
+    constant leaves the NPU nothing to run for it (an ONNX graph with no nodes, or an
+    initializer listed among the outputs)."""
+    for out in g.outputs:
+        if out in g.inputs:
+            raise CompilerError(f"model output '{out}' is the model input '{out}' itself: no "
+                                "node computes it, so there is nothing to run; give the model "
+                                "at least one operation per output")
+        if out in g.constants:
+            raise CompilerError(f"model output '{out}' is a constant (an initializer), not "
+                                "computed by any node; the NPU computes values: drop it from "
+                                "the graph outputs (the host has it already)")
 
 
 def build_quantized(model, calib_inputs=None, *, num_calib: int = 8, seed: int = 0,

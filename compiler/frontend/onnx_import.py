@@ -130,6 +130,10 @@ def _load(model):
         raise FrontendError(f"cannot read {what}: {e.strerror or e}") from None
     except (DecodeError, ValueError) as e:  # protobuf's parse error, onnx's format checks
         raise FrontendError(f"cannot read {what}: not a valid ONNX protobuf ({e})") from None
+    except onnx.checker.ValidationError as e:  # e.g. an external data file that is missing
+        reason = str(e).rstrip(".")
+        raise FrontendError(f"cannot read {what}: {reason}; are its external data files "
+                            "beside it?") from None
     if not proto.graph.output:  # protobuf parses an empty (or lucky) byte string as a model
         raise FrontendError(f"cannot read {what}: it has no graph outputs (empty, or not an "
                             "ONNX model)")

@@ -61,3 +61,39 @@ def test_the_trace_is_written_whole(capsys, tmp_path):
                      "--trace", trace)
     assert code == 0 and "traceEvents" in json.loads(trace.read_text())
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.json"]
+
+
+def _onnx(path, nodes, outputs, initializers=(), external=False):
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])
+    outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in outputs]
+    inits = [numpy_helper.from_array(np.ones(s, np.float32), n) for n, s in initializers]
+    model = helper.make_model(helper.make_graph(nodes, "probe", [x], outs, inits),
+                              opset_imports=[helper.make_opsetid("", 13)])
+    if external:
+        onnx.save_model(model, path, save_as_external_data=True, location="w.data",
+                        size_threshold=0)
+    else:
+        onnx.save(model, path)
+    return path
+
+
+def test_onnx_files_that_compute_nothing_or_lack_data_are_one_line(capsys, tmp_path):
+    from onnx import helper
+    matmul = [helper.make_node("MatMul", ["x", "w"], ["y"])]
+    cases = [
+        (_onnx(tmp_path / "empty.onnx", [], [("x", [1, 4])]),
+         "model output 'x' is the model input 'x' itself: no node computes it"),
+        (_onnx(tmp_path / "init.onnx", matmul, [("y", [1, 3]), ("w", [4, 3])], [("w", [4, 3])]),
+         "model output 'w' is a constant (an initializer), not computed by any node"),
+    ]
+    ext = _onnx(tmp_path / "ext.onnx", matmul, [("y", [1, 3])], [("w", [4, 3])], external=True)
+    (tmp_path / "w.data").unlink()
+    cases.append((ext, f"cannot read ONNX model '{ext}': Data of TensorProto"))
+    for path, needle in cases:
+        code, out, err = run(capsys, "run", path)
+        assert code == 2 and out == "", err
+        assert needle in one_line_error(err)
+    assert one_line_error(err).endswith("; are its external data files beside it?\n")
