@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 
@@ -42,10 +43,11 @@ def register(subparsers) -> None:
 def run(args) -> int:
     # a fault is the Device API's RunFault and an assembly error a DeviceError caused by it:
     # npusim.cli.errors.report prints both in their own formats
-    from npusim.runtime import Device, check_compatible
+    from npusim.runtime import check_compatible
     from npusim.runtime.loader import read_program
 
-    program = read_program(args.program)
+    art = _artifact_of(args.program)
+    program = art.program if art is not None else read_program(args.program)
     target = _target(args.target or program.target, args.program, bool(args.target))
     if program.target is None and args.target and args.program.endswith(".s"):
         program = read_program(args.program, target=args.target)  # check operands against -t
@@ -55,6 +57,25 @@ def run(args) -> int:
     outputs = dict(_pair(s, "--output") for s in args.output)
     if outputs and args.timing_only:
         raise UsageError("--output needs data, but --timing-only computes none; drop one")
+    run_one = _run_artifact if art is not None else _run_on_device
+    result = run_one(args, art or program, target, inputs, outputs)
+    if args.trace:
+        try:
+            result.save_chrome_trace(args.trace)
+        except OSError as e:
+            raise UsageError(f"cannot write trace '{args.trace}': {e.strerror or e}") from None
+    if args.json:
+        print(json.dumps({"program": args.program, **result.to_json(),
+                          "outputs": dict(outputs)}, indent=1))
+    else:
+        print(report(result, args.program))
+    return 0
+
+
+def _run_on_device(args, program, target, inputs: dict, outputs: dict):
+    """An assembled program through the Device API: its declared tensors bound to the
+    --input files (the others zeros, or --random-inputs), the --output tensors read back."""
+    from npusim.runtime import Device
     with Device(target) as dev:
         prog = dev.load_program(program)
         for name in [*inputs, *outputs]:
@@ -74,17 +95,52 @@ def run(args) -> int:
             sims.append(result)
         for name, path in outputs.items():
             _save(path, dev.copy_from_device(bindings[name]), name)
-    if args.trace:
-        try:
-            result.save_chrome_trace(args.trace)
-        except OSError as e:
-            raise UsageError(f"cannot write trace '{args.trace}': {e.strerror or e}") from None
-    if args.json:
-        print(json.dumps({"program": args.program, **result.to_json(),
-                          "outputs": dict(outputs)}, indent=1))
-    else:
-        print(report(result, args.program))
-    return 0
+    return result
+
+
+def _artifact_of(path: str):
+    """The compiled artifact a program.bin belongs to (its manifest.json beside it), or None:
+    that program reads the artifact's constants, so it runs as the artifact does."""
+    from compiler.artifact import FILES, Artifact
+    p = Path(path)
+    if p.name != FILES["program"] or not (p.parent / "manifest.json").is_file():
+        return None
+    return Artifact.load(p.parent)
+
+
+def _run_artifact(args, art, target, inputs: dict, outputs: dict):
+    """A compiled artifact's program: its constants loaded at const_base, its inputs and
+    outputs named as the manifest names them (or as the program's .tensor lines do)."""
+    from types import SimpleNamespace
+
+    from npusim import flow
+    entries = {e.name: e for e in [*art.inputs, *art.outputs]}
+    alias = {name: e.name for name, d in art.program.tensors.items() for e in entries.values()
+             if (d.dram, tuple(d.shape), str(d.dtype)) == (e.dram, tuple(e.shape), e.dtype)}
+
+    def entry(name: str, flag: str):
+        if alias.get(name, name) not in entries:
+            known = ", ".join(n if p == n else f"{n} (or {p})" for p, n in alias.items())
+            raise UsageError(f"{flag} {name}: {args.program} belongs to the compiled model "
+                             f"'{art.model}', whose tensors are {known}")
+        return alias.get(name, name)
+
+    inputs = {entry(n, "--input"): path for n, path in inputs.items()}
+    outputs = {entry(n, "--output"): path for n, path in outputs.items()}
+    rng = None if args.random_inputs is None else np.random.default_rng(args.random_inputs)
+    dev_in = {}
+    for e in art.inputs:
+        slot = SimpleNamespace(name=e.name, shape=tuple(e.shape), dtype=np.dtype(e.dtype))
+        dev_in[e.name] = _load_input(inputs[e.name], slot) if e.name in inputs else \
+            _fill(slot, rng)
+    with race_warnings([]) as sims:
+        result, got = flow.execute(art, dev_in, target, timing_only=args.timing_only,
+                                   races=args.races, max_cycles=args.max_cycles,
+                                   trace=bool(args.trace))
+        sims.append(result)
+    for name, path in outputs.items():
+        _save(path, got[name], name)
+    return result
 
 
 def _target(text, program: str, from_option: bool):

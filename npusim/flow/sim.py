@@ -50,10 +50,10 @@ def simulate(compiled, inputs: dict | None = None, timing_only: bool = False,
 
 
 def execute(artifact, inputs: dict | None, target: Any = None,
-            timing_only: bool = False, races: str | None = None) -> tuple:
+            timing_only: bool = False, races: str | None = None, **sim_options: Any) -> tuple:
     """Simulate an artifact (anything with program, target, inputs, outputs, dram_image) on
     device tensors {artifact input: array}; -> (npusim SimResult, {output: array}, or {}
-    when timing_only)."""
+    when timing_only). sim_options: npusim.simulate.simulate's max_cycles and trace."""
     from isa.target import Target
     from npusim.memory import Dram
     from npusim.simulate import simulate as run_program
@@ -64,7 +64,7 @@ def execute(artifact, inputs: dict | None, target: Any = None,
         for e in artifact.inputs:
             dram.write(e.dram, np.asarray(inputs[e.name]).astype(e.dtype).reshape(e.shape))
     result = run_program(artifact.program, target, dram=dram, timing_only=timing_only,
-                         races=races)
+                         races=races, **sim_options)
     outputs = {} if timing_only else {e.name: dram.read(e.dram, e.shape, e.dtype)
                                       for e in artifact.outputs}
     return result, outputs

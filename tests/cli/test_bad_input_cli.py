@@ -97,3 +97,27 @@ def test_onnx_files_that_compute_nothing_or_lack_data_are_one_line(capsys, tmp_p
         assert code == 2 and out == "", err
         assert needle in one_line_error(err)
     assert one_line_error(err).endswith("; are its external data files beside it?\n")
+
+
+def test_sim_runs_an_artifacts_program_with_its_constants(capsys, tmp_path):
+    """`npusim sim DIR/program.bin` once ran without the artifact's constants (all zeros) and
+    knew only the program's tensor names: it now runs as the artifact does, by either name."""
+    import numpy as np
+
+    from npusim import flow
+    art_dir = tmp_path / "art"
+    compiled = flow.compile("small_cnn", "npu-tiny")
+    compiled.artifact.save(art_dir)
+    x = np.random.default_rng(0).integers(-128, 128, (1, 32, 32, 3)).astype(np.int8)
+    np.save(tmp_path / "x.npy", x)
+    _, want = flow.execute(compiled.artifact, {"input.nhwc": x})
+    for name in ("input.nhwc", "input_nhwc"):  # the manifest's name, the program's name
+        y = tmp_path / f"y_{name}.npy"
+        code, out, err = run(capsys, "sim", art_dir / "program.bin", "--input",
+                             f"{name}={tmp_path / 'x.npy'}", "--output", f"fc2={y}")
+        assert code == 0 and err == "", err
+        assert np.array_equal(np.load(y), want["fc2"]) and np.any(np.load(y))
+    code, _, err = run(capsys, "sim", art_dir / "program.bin", "--input", f"bogus={y}")
+    assert code == 2 and one_line_error(err).endswith(
+        "belongs to the compiled model 'small_cnn', whose tensors are input.nhwc (or "
+        "input_nhwc), fc2\n")
