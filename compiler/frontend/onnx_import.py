@@ -189,4 +189,22 @@ def import_onnx(model, input_shapes: dict | None = None, name: str | None = None
     g.outputs = [im.materialize(vi.name) for vi in og.output]
     g.prune()
     verify(g)
+    _check_declared_outputs(og, g)
     return g
+
+
+def _check_declared_outputs(og, g: Graph) -> None:
+    """A graph output whose declared shape disagrees with the one its nodes compute is an
+    error naming both (dimensions declared symbolic or left out are not compared)."""
+    for vi, out in zip(og.output, g.outputs):
+        dims = vi.type.tensor_type.shape.dim
+        if not vi.type.tensor_type.HasField("shape"):
+            continue
+        declared = [d.dim_value if d.HasField("dim_value") else None for d in dims]
+        inferred = list(g.type_of(out).shape)
+        if len(declared) != len(inferred) or any(
+                d is not None and d != n for d, n in zip(declared, inferred)):
+            shown = [d if d is not None else "?" for d in declared]
+            raise FrontendError(f"ONNX output '{vi.name}' is declared with shape {shown}, but "
+                                f"the graph computes {inferred} for it; fix the declaration "
+                                "(or leave its shape out)")

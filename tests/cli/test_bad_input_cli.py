@@ -121,3 +121,16 @@ def test_sim_runs_an_artifacts_program_with_its_constants(capsys, tmp_path):
     assert code == 2 and one_line_error(err).endswith(
         "belongs to the compiled model 'small_cnn', whose tensors are input.nhwc (or "
         "input_nhwc), fc2\n")
+
+
+def test_a_declared_output_shape_that_disagrees_is_an_error_naming_both(capsys, tmp_path):
+    from onnx import helper
+    matmul = [helper.make_node("MatMul", ["x", "w"], ["y"])]
+    path = _onnx(tmp_path / "decl.onnx", matmul, [("y", [1, 5])], [("w", [4, 3])])
+    code, out, err = run(capsys, "run", path)
+    assert code == 2 and one_line_error(err) == (
+        "npusim: error: ONNX output 'y' is declared with shape [1, 5], but the graph computes "
+        "[1, 3] for it; fix the declaration (or leave its shape out)\n")
+    ok = _onnx(tmp_path / "sym.onnx", matmul, [("y", ["N", 3])], [("w", [4, 3])])
+    from compiler.frontend import import_onnx
+    assert import_onnx(ok).type_of(import_onnx(ok).outputs[0]).shape == (1, 3)
