@@ -152,11 +152,20 @@ class Artifact:
         if program.target != m["target"]:
             raise ArtifactError(f"{d}: corrupted: program target '{program.target}' differs from "
                                 f"the manifest's '{m['target']}'")
-        _check_against_program(path, m, program, len(blobs["constants"]))
-        return cls(program, blobs["assembly"].decode(), blobs["constants"], int(m["const_base"]),
-                   m["target"], m["model"], [TensorEntry.from_json(t) for t in m["inputs"]],
-                   [TensorEntry.from_json(t) for t in m["outputs"]], m.get("layers", []),
-                   m.get("layer_of", []), m.get("meta", {}))
+        art = cls(program, blobs["assembly"].decode(), blobs["constants"], int(m["const_base"]),
+                  m["target"], m["model"], [TensorEntry.from_json(t) for t in m["inputs"]],
+                  [TensorEntry.from_json(t) for t in m["outputs"]], m.get("layers", []),
+                  m.get("layer_of", []), m.get("meta", {}))
+        _check_against_program(path, art)
+        return art
+
+    def program_names(self) -> dict:
+        """{program .tensor name: the manifest's name} of the inputs and outputs: the same DRAM
+        address, shape and element type (the program spells names as assembly identifiers,
+        so the manifest's input.nhwc is input_nhwc there)."""
+        entries = [*self.inputs, *self.outputs]
+        return {name: e.name for name, d in self.program.tensors.items() for e in entries
+                if (d.dram, tuple(d.shape), str(d.dtype)) == (e.dram, tuple(e.shape), e.dtype)}
 
 
 # the manifest's fields, and the types load() needs them to have
@@ -210,24 +219,25 @@ def _check_fields(path: Path, m: dict) -> None:
                             "match the one written with it); recompile the model")
 
 
-def _check_against_program(path: Path, m: dict, program, const_bytes: int) -> None:
-    """The manifest's tensors are tensors the program declares (same DRAM address, shape and
-    element type), and the constants fit the target's DRAM."""
+def _check_against_program(path: Path, art: "Artifact") -> None:
+    """The manifest's tensors are tensors the program declares (program_names), and the
+    constants fit the target's DRAM."""
     from isa.target import Target
-    dram = Target.create(m["target"]).derived.dram_bytes
-    if m["const_base"] + const_bytes > dram:
-        raise ArtifactError(f"{path}: corrupted: constants at {m['const_base']:#x} "
-                            f"({const_bytes:,} B) end past the target's {dram:,} B of DRAM")
-    declared = {(d.dram, tuple(d.shape), str(d.dtype)) for d in program.tensors.values()}
-    for role in ("inputs", "outputs"):
-        for t in m[role]:
-            if (t["dram"], tuple(t["shape"]), t["dtype"]) not in declared:
-                there = [f"{d.dtype}{list(d.shape)}" for d in program.tensors.values()
-                         if d.dram == t["dram"]]
-                raise ArtifactError(f"{path}: corrupted: {role[:-1]} '{t['name']}' is "
-                                    f"{t['dtype']}{t['shape']} at {t['dram']:#x}, but the "
-                                    f"program declares {' or '.join(there) or 'nothing'} "
-                                    "there; recompile the model")
+    dram = Target.create(art.target).derived.dram_bytes
+    if art.const_base + len(art.constants) > dram:
+        raise ArtifactError(f"{path}: corrupted: constants at {art.const_base:#x} "
+                            f"({len(art.constants):,} B) end past the target's {dram:,} B of "
+                            "DRAM")
+    matched = set(art.program_names().values())
+    for role, entries in (("input", art.inputs), ("output", art.outputs)):
+        for e in entries:
+            if e.name not in matched:
+                there = [f"{d.dtype}{list(d.shape)}" for d in art.program.tensors.values()
+                         if d.dram == e.dram]
+                raise ArtifactError(f"{path}: corrupted: {role} '{e.name}' is "
+                                    f"{e.dtype}{list(e.shape)} at {e.dram:#x}, but the program "
+                                    f"declares {' or '.join(there) or 'nothing'} there; "
+                                    "recompile the model")
 
 
 def _json(o):

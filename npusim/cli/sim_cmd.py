@@ -115,8 +115,7 @@ def _run_artifact(args, art, target, inputs: dict, outputs: dict):
 
     from npusim import flow
     entries = {e.name: e for e in [*art.inputs, *art.outputs]}
-    alias = {name: e.name for name, d in art.program.tensors.items() for e in entries.values()
-             if (d.dram, tuple(d.shape), str(d.dtype)) == (e.dram, tuple(e.shape), e.dtype)}
+    alias = art.program_names()
 
     def entry(name: str, flag: str):
         if alias.get(name, name) not in entries:
