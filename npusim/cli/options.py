@@ -14,7 +14,8 @@ from npusim.flow import DEFAULT_TARGET
 
 DEFAULT_MODEL = "resnet18"
 __all__ = ["DEFAULT_MODEL", "DEFAULT_TARGET", "all_target_kinds", "target_arg",
-           "npu_target_arg", "check_writable", "save_trace", "add_races_argument", "race_warnings"]
+           "npu_target_arg", "check_writable", "save_trace", "add_races_argument", "race_warnings",
+           "int_at_least", "non_negative"]
 RACE_LINES = 10  # races printed in --races warn mode; the count of the rest follows
 
 
