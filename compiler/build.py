@@ -95,6 +95,7 @@ def build_quantized(model, calib_inputs=None, *, num_calib: int = 8, seed: int =
                     (lambda m: dataclasses.replace(m, float_graph=None)),
                     restored=None if source is None else
                     (lambda m: dataclasses.replace(m, float_graph=source)))
+    _stamp_source(module.float_graph, model)
     # the front half never reads the Target (dtype aside, checked above): one entry serves all
     return dataclasses.replace(module, target=target)
 
@@ -121,9 +122,23 @@ def float_front_half(model, **model_kwargs) -> tuple:
 
     from .cache import cached
     source = rebuilt_source(model, model_kwargs)
-    return cached("float", model, compute, pipeline=FLOAT_PIPELINE, model_kwargs=model_kwargs,
-                  stored=None if source is None else (lambda v: (None,) + v[1:]),
-                  restored=None if source is None else (lambda v: (source,) + v[1:]))
+    value = cached("float", model, compute, pipeline=FLOAT_PIPELINE, model_kwargs=model_kwargs,
+                   stored=None if source is None else (lambda v: (None,) + v[1:]),
+                   restored=None if source is None else (lambda v: (source,) + v[1:]))
+    _stamp_source(value[0], model)
+    return value
+
+
+def _stamp_source(float_graph, model) -> None:
+    """A model read from an ONNX file keeps that file's path and hash on its float graph, so
+    verification runs onnxruntime on the user's own file (compiler.frontend.onnx_source). It
+    is stamped after the cache, whose entry is keyed by the file's bytes, not its path."""
+    if not isinstance(model, (str, os.PathLike)) or not os.path.isfile(str(model)):
+        return  # a zoo name, a Graph or ModelProto: the reference runs our export
+    from . import zoo
+    if str(model) not in zoo.MODELS:
+        from .frontend.onnx_source import stamp
+        stamp(float_graph, model)
 
 
 def rebuilt_source(model, model_kwargs: dict):
