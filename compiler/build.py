@@ -77,6 +77,9 @@ def build_quantized(model, calib_inputs=None, *, num_calib: int = 8, seed: int =
 
     def compute() -> QuantizedModule:
         graph = load_model(model, **model_kwargs)
+        if target is not None:  # for the NPU: refuse from shapes what no tiling fits, first
+            from .shape_limits import check_shape_limits
+            check_shape_limits(graph)
         ctx = PassContext(calib_inputs=calib_inputs, num_calib=num_calib, seed=seed)
         q = pm.run(graph, ctx)
         if "host" not in q.meta:
@@ -107,16 +110,20 @@ def build_float(model, pipeline: str | None = None, **model_kwargs) -> Graph:
         load_model(model, **model_kwargs))
 
 
-def float_front_half(model, **model_kwargs) -> tuple:
+def float_front_half(model, *, shape_limits: bool = False, **model_kwargs) -> tuple:
     """(the float model, the graph a float backend computes, its host tail): the float
     pipeline (build_float) with the final softmax(es) peeled for the host
     (split_host_softmax) - the NPU's fp16 path and the C-like float32 path both start here.
-    model: anything load_model takes, or a QuantizedModule (its float graph). Cached."""
+    model: anything load_model takes, or a QuantizedModule (its float graph). Cached.
+    shape_limits: the NPU's instruction-field limits are checked first (compiler.shape_limits)."""
     if isinstance(model, QuantizedModule):
         model = model.float_graph
 
     def compute() -> tuple:
         source = load_model(model, **model_kwargs)
+        if shape_limits:
+            from .shape_limits import check_shape_limits
+            check_shape_limits(source)
         g = build_float(source)
         return source, g, split_host_softmax(g)
 
