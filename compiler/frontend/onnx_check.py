@@ -28,23 +28,24 @@ def onnxruntime_reason(error: Exception) -> str:
     return text
 
 
-def check_model(proto, what: str) -> None:
-    """onnx's checker on the loaded model (structure, opsets, types; without shape inference,
-    whose disagreements the importer names more exactly: check_inferred runs that after)."""
+def check_model(path: str, what: str) -> None:
+    """onnx's checker on the file (structure, opsets, types; without shape inference, whose
+    disagreements the importer names more exactly: check_inferred runs that after). By path,
+    as onnx asks for models over protobuf's 2 GB."""
     import onnx
     try:
-        onnx.checker.check_model(proto)
+        onnx.checker.check_model(path)
     except onnx.checker.ValidationError as e:
         raise OnnxRejectedError(f"{what} is rejected by onnx's checker: {one_line(e)}; fix "
                                 "the file (onnx.checker.check_model names the same)") from None
 
 
-def check_inferred(proto, what: str) -> None:
+def check_inferred(path: str, what: str) -> None:
     """onnx's checker with full shape inference (onnx.checker.check_model full_check=True):
     a value declared with a type or shape its op does not produce."""
     import onnx
     try:
-        onnx.checker.check_model(proto, full_check=True)
+        onnx.checker.check_model(path, full_check=True)
     except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as e:
         raise OnnxRejectedError(f"{what} is rejected by onnx's checker (full_check): "
                                 f"{one_line(e)}; fix the file's declared types and shapes") \

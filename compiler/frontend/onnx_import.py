@@ -153,7 +153,7 @@ def import_onnx(model, input_shapes: dict | None = None, name: str | None = None
     path = None if isinstance(model, (onnx.ModelProto, bytes, bytearray)) else str(model)
     model = _load(model)
     if path is not None:
-        onnx_check.check_model(model, f"ONNX model '{path}'")
+        onnx_check.check_model(path, f"ONNX model '{path}'")
         onnx_check.check_onnxruntime(path, f"ONNX model '{path}'")
     opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 0)
     og = model.graph
@@ -197,7 +197,7 @@ def import_onnx(model, input_shapes: dict | None = None, name: str | None = None
     verify(g)
     _check_declared_outputs(og, g)
     if path is not None:  # after the importer's own checks, which name the value exactly
-        onnx_check.check_inferred(model, f"ONNX model '{path}'")
+        onnx_check.check_inferred(path, f"ONNX model '{path}'")
     return g
 
 
