@@ -1,5 +1,6 @@
-"""The user's own ONNX file behind a compiled model: its stamp (path and SHA-256) on the float
-graph, and onnxruntime run on that file (not on our re-export) as the float reference."""
+"""The user's own ONNX file behind a compiled model: its stamp (path and SHA-256, with its
+external data) on the float graph, and onnxruntime run on that file (not on our re-export) as
+the float reference."""
 
 from __future__ import annotations
 
@@ -14,11 +15,38 @@ from ..errors import FrontendError, OnnxRejectedError
 META_KEY = "onnx_file"  # graph.meta[META_KEY] = {"path": absolute path, "sha256": hex digest}
 
 
+def _external_files(path: Path) -> list:
+    """The external data files the model's tensors name (beside it), sorted."""
+    import onnx
+    from onnx.external_data_helper import uses_external_data
+    model = onnx.load(str(path), load_external_data=False)
+    names = {e.value for t in _tensors(model.graph) if uses_external_data(t)
+             for e in t.external_data if e.key == "location"}
+    return sorted(names)
+
+
+def _tensors(graph):
+    """Every TensorProto of a graph: initializers and node attributes, subgraphs included."""
+    yield from graph.initializer
+    for node in graph.node:
+        for a in node.attribute:
+            if a.HasField("t"):
+                yield a.t
+            yield from a.tensors
+            for g in ([a.g] if a.HasField("g") else []) + list(a.graphs):
+                yield from _tensors(g)
+
+
 def _sha256(path: Path) -> str:
+    """SHA-256 of the file and of each external data file it names (their weights are part of
+    the model the reference runs)."""
     h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
+    for name in [None] + _external_files(path):
+        if name is not None:
+            h.update(b"\0" + name.encode() + b"\0")
+        with open(path if name is None else path.parent / name, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
     return h.hexdigest()
 
 

@@ -59,6 +59,24 @@ def test_a_file_changed_after_compiling_is_not_verified_against(tmp_path):
         flow.verify(compiled, result)
 
 
+def test_external_data_changed_after_compiling_is_caught_too(tmp_path):
+    """The weights in an external data file are part of the model the reference runs."""
+    from compiler.errors import FrontendError
+    from npusim import flow
+    path = tmp_path / "ext.onnx"
+    model = onnx.load(conv_onnx(path))
+    onnx.save_model(model, path, save_as_external_data=True, location="w.data",
+                    size_threshold=0)
+    compiled = flow.compile(str(path), "npu-tiny")
+    result = flow.simulate(compiled, seed=0)
+    assert flow.verify(compiled, result).reference == "onnxruntime on ext.onnx"
+    data = bytearray((tmp_path / "w.data").read_bytes())
+    data[:4] = bytes(4)  # one weight zeroed, the .onnx file untouched
+    (tmp_path / "w.data").write_bytes(bytes(data))
+    with pytest.raises(FrontendError, match="ext.onnx' changed since it was compiled"):
+        flow.verify(compiled, result)
+
+
 def test_zoo_models_keep_onnxruntime_on_our_export():
     from npusim import flow
     compiled = flow.compile("small_cnn", "npu-tiny")
