@@ -18,7 +18,8 @@ def register(subparsers) -> None:
         "run", help="compile, simulate and verify a model; print per-layer results",
         description="Compile MODEL (a zoo name or an .onnx file) for TARGET, run it on the "
                     "simulator, check it bit-exactly against the integer reference and against "
-                    "the float model (onnxruntime), and print a per-layer table.")
+                    "the float model (onnxruntime, on the .onnx file itself when MODEL is "
+                    "one), and print a per-layer table.")
     p.add_argument("model", nargs="?", default=DEFAULT_MODEL, metavar="MODEL",
                    help=f"zoo model name, path to an .onnx file, or an artifact directory "
                         f"written by `npusim compile` (default {DEFAULT_MODEL})")
