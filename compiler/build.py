@@ -77,6 +77,9 @@ def build_quantized(model, calib_inputs=None, *, num_calib: int = 8, seed: int =
 
     def compute() -> QuantizedModule:
         graph = load_model(model, **model_kwargs)
+        if target is not None:  # for the NPU: refuse from shapes what no tiling fits, first
+            from .shape_limits import check_shape_limits
+            check_shape_limits(graph)
         ctx = PassContext(calib_inputs=calib_inputs, num_calib=num_calib, seed=seed)
         q = pm.run(graph, ctx)
         if "host" not in q.meta:
@@ -95,6 +98,7 @@ def build_quantized(model, calib_inputs=None, *, num_calib: int = 8, seed: int =
                     (lambda m: dataclasses.replace(m, float_graph=None)),
                     restored=None if source is None else
                     (lambda m: dataclasses.replace(m, float_graph=source)))
+    _stamp_source(module.float_graph, model)
     # the front half never reads the Target (dtype aside, checked above): one entry serves all
     return dataclasses.replace(module, target=target)
 
@@ -106,24 +110,42 @@ def build_float(model, pipeline: str | None = None, **model_kwargs) -> Graph:
         load_model(model, **model_kwargs))
 
 
-def float_front_half(model, **model_kwargs) -> tuple:
+def float_front_half(model, *, shape_limits: bool = False, **model_kwargs) -> tuple:
     """(the float model, the graph a float backend computes, its host tail): the float
     pipeline (build_float) with the final softmax(es) peeled for the host
     (split_host_softmax) - the NPU's fp16 path and the C-like float32 path both start here.
-    model: anything load_model takes, or a QuantizedModule (its float graph). Cached."""
+    model: anything load_model takes, or a QuantizedModule (its float graph). Cached.
+    shape_limits: the NPU's instruction-field limits are checked first (compiler.shape_limits)."""
     if isinstance(model, QuantizedModule):
         model = model.float_graph
 
     def compute() -> tuple:
         source = load_model(model, **model_kwargs)
+        if shape_limits:
+            from .shape_limits import check_shape_limits
+            check_shape_limits(source)
         g = build_float(source)
         return source, g, split_host_softmax(g)
 
     from .cache import cached
     source = rebuilt_source(model, model_kwargs)
-    return cached("float", model, compute, pipeline=FLOAT_PIPELINE, model_kwargs=model_kwargs,
-                  stored=None if source is None else (lambda v: (None,) + v[1:]),
-                  restored=None if source is None else (lambda v: (source,) + v[1:]))
+    value = cached("float", model, compute, pipeline=FLOAT_PIPELINE, model_kwargs=model_kwargs,
+                   stored=None if source is None else (lambda v: (None,) + v[1:]),
+                   restored=None if source is None else (lambda v: (source,) + v[1:]))
+    _stamp_source(value[0], model)
+    return value
+
+
+def _stamp_source(float_graph, model) -> None:
+    """A model read from an ONNX file keeps that file's path and hash on its float graph, so
+    verification runs onnxruntime on the user's own file (compiler.frontend.onnx_source). It
+    is stamped after the cache, whose entry is keyed by the file's bytes, not its path."""
+    if not isinstance(model, (str, os.PathLike)) or not os.path.isfile(str(model)):
+        return  # a zoo name, a Graph or ModelProto: the reference runs our export
+    from . import zoo
+    if str(model) not in zoo.MODELS:
+        from .frontend.onnx_source import stamp
+        stamp(float_graph, model)
 
 
 def rebuilt_source(model, model_kwargs: dict):

@@ -24,6 +24,11 @@ class FrontendError(CompilerError):
     """A model could not be imported (unsupported op, dynamic shape, bad attribute)."""
 
 
+class OnnxRejectedError(FrontendError):
+    """An ONNX file that onnx's checker or onnxruntime refuses: it is refused here too, with
+    their reason (what onnxruntime cannot load, it cannot check our results against)."""
+
+
 class QuantizationError(CompilerError):
     """The graph cannot be quantized to the NPU's int8 scheme as it stands."""
 

@@ -1,6 +1,7 @@
 """Checks of a device run against the compiler's references, one path for every backend:
-int8 bit for bit against the integer reference, float against the float reference (ours or
-onnxruntime's) by SNR, top-1 agreement and max relative error."""
+int8 bit for bit against the integer reference, float against the float reference (ours, or
+onnxruntime's: on the user's ONNX file where the model came from one) by SNR, top-1 agreement
+and max relative error."""
 
 from __future__ import annotations
 
@@ -17,15 +18,25 @@ def integer_mismatches(module, dev_in: dict, outputs: dict) -> int:
 
 
 def float_reference(float_graph, feeds: dict, onnxruntime: bool = False) -> tuple:
-    """(outputs, reference name): onnxruntime's when asked and it can run the graph (an op it
-    lacks falls back to ours, and the name says so), else the numpy float32 reference."""
+    """(outputs, reference name): onnxruntime's when asked: on the user's own ONNX file where
+    the model was imported from one (named "onnxruntime on <file>"; it must run), else on our
+    export of the graph ("onnxruntime"; an op it lacks falls back to ours, and the name says
+    so); without onnxruntime, the numpy float32 reference."""
+    from .frontend.onnx_source import run_source, source_of
     from .reference import run_float, run_onnxruntime
+    if onnxruntime and source_of(float_graph) is not None and _has_onnxruntime():
+        return run_source(float_graph, feeds)
     if onnxruntime:
         try:
             return run_onnxruntime(float_graph, feeds), "onnxruntime"
         except Exception:  # noqa: BLE001 - an op onnxruntime lacks: fall back, and say so
             pass
     return run_float(float_graph, feeds), "numpy float reference"
+
+
+def _has_onnxruntime() -> bool:
+    import importlib.util
+    return importlib.util.find_spec("onnxruntime") is not None
 
 
 def float_agreement(ref: dict, got: dict) -> dict:

@@ -142,17 +142,29 @@ def _load(model):
 
 def import_onnx(model, input_shapes: dict | None = None, name: str | None = None) -> Graph:
     """Import an ONNX model (ModelProto, bytes or path). Dynamic input dimensions need
-    `input_shapes={name: shape}`. Unsupported ops stop with the node, op, opset and the list
-    of supported ops."""
+    `input_shapes={name: shape}` (`--input-shape NAME=1x3x224x224` on the command line).
+    Unsupported ops stop with the node, op, opset and the list of supported ops. A file
+    (a path) must also pass onnx's checker and load in onnxruntime (onnx_check), or it is
+    refused with their reason."""
     import onnx.numpy_helper
     from onnx import TensorProto
 
+    from . import onnx_check
+    path = None if isinstance(model, (onnx.ModelProto, bytes, bytearray)) else str(model)
     model = _load(model)
+    if path is not None:
+        onnx_check.check_model(path, f"ONNX model '{path}'")
+        onnx_check.check_onnxruntime(path, f"ONNX model '{path}'")
     opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 0)
     og = model.graph
     g = Graph(name or og.name or "onnx")
     consts = {init.name: _array(onnx.numpy_helper.to_array(init)) for init in og.initializer}
     input_shapes = dict(input_shapes or {})
+    names = [vi.name for vi in og.input if vi.name not in consts]
+    unknown = [k for k in input_shapes if k not in names]
+    if unknown:
+        raise FrontendError(f"an input shape is given for {', '.join(map(repr, unknown))}, "
+                            f"not an input of the ONNX model (its inputs: {', '.join(names)})")
     for vi in og.input:
         if vi.name in consts:
             continue
@@ -162,16 +174,10 @@ def import_onnx(model, input_shapes: dict | None = None, name: str | None = None
                                 f"{TensorProto.DataType.Name(tt.elem_type)}; float32/float16 "
                                 "inputs only")
         dims = [d.dim_value if d.HasField("dim_value") else None for d in tt.shape.dim]
-        shape = input_shapes.pop(vi.name, None) or dims
-        if any(d is None or d < 1 for d in shape):
-            raise FrontendError(f"ONNX input '{vi.name}' has dynamic shape "
-                                f"{[d if d else '?' for d in dims]}; pass "
-                                f"input_shapes={{'{vi.name}': (1, ...)}}")
+        symbols = [d.dim_param or f"d{i}" for i, d in enumerate(tt.shape.dim)]
+        shape = _input_shape(vi.name, dims, symbols, input_shapes.pop(vi.name, None))
         dtype = "float32" if tt.elem_type == TensorProto.FLOAT else "float16"
         g.add_input(vi.name, TensorType(tuple(shape), dtype))
-    if input_shapes:
-        raise FrontendError(f"input_shapes names {', '.join(input_shapes)}, which are not "
-                            f"model inputs ({', '.join(g.inputs)})")
 
     supported_ops()
     im = _Importer(g, opset, consts)
@@ -190,7 +196,36 @@ def import_onnx(model, input_shapes: dict | None = None, name: str | None = None
     g.prune()
     verify(g)
     _check_declared_outputs(og, g)
+    if path is not None:  # after the importer's own checks, which name the value exactly
+        onnx_check.check_inferred(path, f"ONNX model '{path}'")
     return g
+
+
+def _input_shape(name: str, dims: list, symbols: list, given) -> tuple:
+    """An input's shape: its declared dims, or `given` (input_shapes[name]) where some are
+    symbolic; given must be positive integers of the declared rank that keep each fixed dim."""
+    shown = [d if d else "?" for d in dims]
+    if given is None:
+        if any(d is None or d < 1 for d in dims):
+            form = "x".join(str(d) if d else s for d, s in zip(dims, symbols))
+            raise FrontendError(f"ONNX input '{name}' has dynamic shape {shown}; give its shape "
+                                f"with --input-shape {name}={form}, each symbolic dimension a "
+                                f"number (npusim run/compile), or input_shapes={{'{name}': "
+                                "(1, ...)} (Python)")
+        return tuple(dims)
+    try:
+        shape = tuple(int(d) for d in given)
+        exact = all(int(d) == d for d in given)
+    except (TypeError, ValueError):
+        shape, exact = (), False
+    if not exact or not shape or any(d < 1 for d in shape):
+        raise FrontendError(f"input shape {given!r} for ONNX input '{name}' must be positive "
+                            f"integers, e.g. {tuple(d or 1 for d in dims)}")
+    if len(shape) != len(dims) or any(d and d != s for d, s in zip(dims, shape)):
+        raise FrontendError(f"input shape {list(shape)} for ONNX input '{name}' contradicts "
+                            f"its declared shape {shown}: give {len(dims)} dimensions that keep "
+                            "the fixed ones")
+    return shape
 
 
 def _check_declared_outputs(og, g: Graph) -> None:

@@ -8,7 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from npusim.cli.errors import UsageError
-from npusim.cli.options import DEFAULT_TARGET, target_arg
+from npusim.cli.options import (DEFAULT_TARGET, add_input_shape_argument, input_shapes_arg,
+                                target_arg)
 
 
 def register(subparsers) -> None:
@@ -25,6 +26,7 @@ def register(subparsers) -> None:
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="artifact directory")
     p.add_argument("--resolution", type=int, metavar="N",
                    help="input resolution of zoo image models")
+    add_input_shape_argument(p)
     p.set_defaults(func=run)
 
 
@@ -32,8 +34,10 @@ def run(args) -> int:
     from npusim import flow
     from npusim.cli.progress import stages
     target = target_arg(args.target)
+    input_shapes = input_shapes_arg(args.input_shape)
     with stages(True) as step:
-        compiled = flow.compile(args.model, target, resolution=args.resolution, progress=step)
+        compiled = flow.compile(args.model, target, resolution=args.resolution, progress=step,
+                                **({"input_shapes": input_shapes} if input_shapes else {}))
     try:
         out = compiled.save(args.output)
     except OSError as e:

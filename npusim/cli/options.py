@@ -1,5 +1,5 @@
 """What the subcommands share: the defaults, -t parsing with the flag in the message, the
-trace file and the race-check flag."""
+trace file, the race-check flag and --input-shape."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from npusim.flow import DEFAULT_TARGET
 DEFAULT_MODEL = "resnet18"
 __all__ = ["DEFAULT_MODEL", "DEFAULT_TARGET", "all_target_kinds", "target_arg",
            "npu_target_arg", "check_writable", "save_trace", "add_races_argument", "race_warnings",
-           "int_at_least", "non_negative"]
+           "int_at_least", "non_negative", "add_input_shape_argument", "input_shapes_arg"]
 RACE_LINES = 10  # races printed in --races warn mode; the count of the rest follows
 
 
@@ -109,3 +109,29 @@ def race_warnings(results: list):
     if len(races) > RACE_LINES:
         print(f"npusim: warning: {len(races) - RACE_LINES} more races not shown "
               "(all are counted in --json's 'races')", file=sys.stderr)
+
+
+def add_input_shape_argument(p) -> None:
+    p.add_argument("--input-shape", action="append", default=[], metavar="NAME=SHAPE",
+                   help="shape of an ONNX input with symbolic dimensions, e.g. "
+                        "input=1x3x224x224 (repeat for several inputs)")
+
+
+def input_shapes_arg(items: list) -> dict | None:
+    """The --input-shape NAME=AxBxC flags as {name: (A, B, C)}; None when none is given. The
+    syntax is checked here; whether NAME is an input and SHAPE fits it, by the importer."""
+    shapes: dict = {}
+    for item in items:
+        name, eq, text = item.partition("=")
+        dims = text.lower().split("x") if eq else []
+        if not name or not all(d.strip().isdigit() for d in dims) or not dims:
+            raise UsageError(f"--input-shape {item!r}: expected NAME=SHAPE with the dimensions "
+                             "joined by 'x', e.g. input=1x3x224x224")
+        shape = tuple(int(d) for d in dims)
+        if min(shape) < 1:
+            raise UsageError(f"--input-shape {item!r}: dimensions must be >= 1, got "
+                             f"{'x'.join(map(str, shape))}")
+        if name in shapes:
+            raise UsageError(f"--input-shape {item!r}: input '{name}' is given twice")
+        shapes[name] = shape
+    return shapes or None

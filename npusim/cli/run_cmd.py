@@ -8,9 +8,9 @@ from pathlib import Path
 
 from npusim.cli.compare import add_arguments as add_compare_arguments
 from npusim.cli.errors import UsageError
-from npusim.cli.options import (DEFAULT_MODEL, DEFAULT_TARGET, add_races_argument,
-                                check_writable, non_negative, npu_target_arg, race_warnings,
-                                save_trace)
+from npusim.cli.options import (DEFAULT_MODEL, DEFAULT_TARGET, add_input_shape_argument,
+                                add_races_argument, check_writable, input_shapes_arg,
+                                non_negative, npu_target_arg, race_warnings, save_trace)
 
 
 def register(subparsers) -> None:
@@ -18,7 +18,8 @@ def register(subparsers) -> None:
         "run", help="compile, simulate and verify a model; print per-layer results",
         description="Compile MODEL (a zoo name or an .onnx file) for TARGET, run it on the "
                     "simulator, check it bit-exactly against the integer reference and against "
-                    "the float model (onnxruntime), and print a per-layer table.")
+                    "the float model (onnxruntime, on the .onnx file itself when MODEL is "
+                    "one), and print a per-layer table.")
     p.add_argument("model", nargs="?", default=DEFAULT_MODEL, metavar="MODEL",
                    help=f"zoo model name, path to an .onnx file, or an artifact directory "
                         f"written by `npusim compile` (default {DEFAULT_MODEL})")
@@ -29,6 +30,7 @@ def register(subparsers) -> None:
     p.add_argument("--trace", metavar="FILE", help="write a Chrome/Perfetto trace JSON")
     p.add_argument("--resolution", type=int, metavar="N",
                    help="input resolution of zoo image models (default: the model's, 224)")
+    add_input_shape_argument(p)
     p.add_argument("--seed", type=non_negative, default=0,
                    help="seed of the random test input (an integer >= 0)")
     p.add_argument("--timing-only", action="store_true",
@@ -44,13 +46,15 @@ def run(args) -> int:
     from npusim.cli.progress import stages, ticking
     from npusim.cli.report import format_report
     check_writable(args.trace)  # before compiling anything, as the --compare list
+    input_shapes = input_shapes_arg(args.input_shape)
     if args.compare:
         args.compare = compare.parse_compare(args.compare, args.model)
     if Path(args.model).is_dir():
         return run_artifact(args)
     target = npu_target_arg(args.target)
     with stages(not args.json) as step:
-        compiled = flow.compile(args.model, target, resolution=args.resolution, progress=step)
+        compiled = flow.compile(args.model, target, resolution=args.resolution, progress=step,
+                                **({"input_shapes": input_shapes} if input_shapes else {}))
     with ticking(not args.json, "simulate"), race_warnings([]) as sims:
         result = flow.simulate(compiled, timing_only=args.timing_only, trace=bool(args.trace),
                                seed=args.seed, races=args.races)
@@ -75,6 +79,9 @@ def run_artifact(args) -> int:
     if args.resolution is not None:
         raise UsageError(f"--resolution applies to zoo image models; '{args.model}' is a "
                          "compiled artifact (its shapes are fixed): recompile the model")
+    if args.input_shape:
+        raise UsageError(f"--input-shape applies to ONNX files; '{args.model}' is a compiled "
+                         "artifact (its shapes are fixed): recompile the model")
     compiled = flow.compile(args.model)
     # -t defaults to the artifact's own target; another one may differ only in timing
     target = npu_target_arg(compiled.artifact.target if args.target == DEFAULT_TARGET

@@ -22,7 +22,8 @@ def compile(model: Any, target: Any = None, *, resolution: int | None = None,  #
     `model`: a zoo name (compiler.zoo.list()), an .onnx path, a compiler Graph, a
     QuantizedModule, or a directory written by `Compiled.save` / `npusim compile` (loaded and
     checked; `target`, when given, must be one the artifact can run on). `resolution` sets the
-    input resolution of zoo image models. Other options go to the backend (npu: num_calib,
+    input resolution of zoo image models; `input_shapes={input: shape}` the shapes of an ONNX
+    model's inputs with symbolic dimensions. Other options go to the backend (npu: num_calib,
     seed, calib_inputs, sync, rewrites; cpu/gpu: dtype, cc/nvcc, out_dir, ...)."""
     if _is_artifact_dir(model):
         if resolution is not None or options:
@@ -34,6 +35,8 @@ def compile(model: Any, target: Any = None, *, resolution: int | None = None,  #
     from isa.target import Target
     target = Target.create(DEFAULT_TARGET if target is None else target)
     _check_model(model)
+    if options.get("input_shapes") is not None:
+        _check_input_shapes(model)
     if resolution is not None:
         _check_resolution(model, resolution)
         options["resolution"] = resolution
@@ -80,6 +83,19 @@ def _check_resolution(model, resolution: int) -> None:
     raise FlowError(f"resolution {resolution} applies to zoo image models ({takes}), not to "
                     f"{what}: its input shapes are its own; drop the resolution, or export "
                     "the model at the resolution you want")
+
+
+def _check_input_shapes(model) -> None:
+    """input_shapes fixes an ONNX model's symbolic input dimensions; a zoo model or Graph has
+    none (a zoo image model takes a resolution)."""
+    from compiler import zoo
+    if type(model).__name__ == "ModelProto" or (
+            isinstance(model, (str, os.PathLike)) and str(model) not in zoo.list()):
+        return
+    what = (f"'{model}', a zoo model (its shapes are set by resolution)"
+            if isinstance(model, (str, os.PathLike)) else f"a {type(model).__name__}")
+    raise FlowError(f"input shapes apply to ONNX models with symbolic input dimensions, not to "
+                    f"{what}; drop them")
 
 
 def _parameters(fn) -> set:

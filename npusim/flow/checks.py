@@ -1,6 +1,7 @@
 """verify(): a run's outputs against the references: bit-exact against the integer reference
-(int8 builds), and top-1 agreement / SNR against the float model (onnxruntime where it can run
-the model, our numpy float reference otherwise)."""
+(int8 builds), and top-1 agreement / SNR against the float model (onnxruntime on the user's own
+file for a model compiled from an .onnx path; else on our export where it can run the model,
+our numpy float reference otherwise)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ class Verification:
     bit_exact: bool | None      # None: fp16 (no integer reference)
     snr_db: float               # the worst output's, against the float reference
     top1_agree: float           # the worst output's, against the float reference
-    reference: str              # which float reference ran: 'onnxruntime' or our numpy one
+    reference: str              # which float reference ran: 'onnxruntime on <file>' (the
+    #                             user's .onnx), 'onnxruntime' (our export) or our numpy one
 
     def as_dict(self) -> dict:
         return asdict(self)

@@ -140,11 +140,33 @@ def test_unreadable_bytes_are_a_frontend_error():
 
 def test_dynamic_batch_needs_input_shapes():
     m = model([helper.make_node("Relu", ["x"], ["y"])], None, x_dims=["N", 4])
-    with pytest.raises(FrontendError, match=r"input 'x' has dynamic shape \['\?', 4\]; pass "
-                                            r"input_shapes=\{'x': \(1, ...\)\}"):
+    with pytest.raises(FrontendError) as e:  # the hint names the CLI flag and the argument
         import_onnx(m)
+    assert str(e.value) == (
+        "ONNX input 'x' has dynamic shape ['?', 4]; give its shape with --input-shape x=Nx4, "
+        "each symbolic dimension a number (npusim run/compile), or input_shapes={'x': (1, ...)}"
+        " (Python)")
     g = import_onnx(m, input_shapes={"x": (3, 4)})
     assert g.type_of("x").shape == (3, 4)
+
+
+@pytest.mark.parametrize("shapes,message", [
+    ({"x": (3, 5)}, "input shape [3, 5] for ONNX input 'x' contradicts its declared shape "
+                    "['?', 4]: give 2 dimensions that keep the fixed ones"),
+    ({"x": (1, 3, 4)}, "input shape [1, 3, 4] for ONNX input 'x' contradicts its declared "
+                       "shape ['?', 4]: give 2 dimensions that keep the fixed ones"),
+    ({"x": (0, 4)}, "input shape (0, 4) for ONNX input 'x' must be positive integers, e.g. "
+                    "(1, 4)"),
+    ({"x": (1.5, 4)}, "input shape (1.5, 4) for ONNX input 'x' must be positive integers, e.g. "
+                      "(1, 4)"),
+    ({"x": (2, 4), "q": (1,)}, "an input shape is given for 'q', not an input of the ONNX "
+                               "model (its inputs: x)"),
+])
+def test_input_shapes_that_do_not_fit_the_input_are_refused(shapes, message):
+    m = model([helper.make_node("Relu", ["x"], ["y"])], None, x_dims=["N", 4])
+    with pytest.raises(FrontendError) as e:
+        import_onnx(m, input_shapes=shapes)
+    assert str(e.value) == message
 
 
 def test_unsupported_attribute_values_are_explained():

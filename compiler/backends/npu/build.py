@@ -33,7 +33,7 @@ def build_npu(model, target, *, calib_inputs=None, num_calib=8, seed=0, sync="au
     else:  # fp16 Targets run the float model unquantized
         from ...build import float_front_half
         module = None
-        float_graph, graph, post = float_front_half(model, **model_kwargs)
+        float_graph, graph, post = float_front_half(model, shape_limits=True, **model_kwargs)
     step("lower", 0, 1)
     with _collector_paused():
         lowered = lower(graph, target, **(rewrites or {}))

@@ -1,0 +1,86 @@
+"""The ISA's instruction-field limits a model's shapes must fit on the NPU, checked from the
+float graph's shapes alone, before calibration spends its minutes and gigabytes on a model
+that no tiling can run (lowering would refuse it, after all that, for the same field)."""
+
+from __future__ import annotations
+
+from .errors import CompilerError
+from .ir.graph import Graph
+from .ops import has_trait
+from .ops.common import nchw
+
+class ShapeLimitError(CompilerError):
+    """A layer's shape exceeds an instruction field that no tiling of it can avoid."""
+
+
+def _field(mnemonic: str, name: str):
+    from isa.spec import load_spec
+    return load_spec().instruction(mnemonic).field_map[name]
+
+
+def _register(name: str):
+    from isa.spec import load_spec
+    return load_spec().registers[name]
+
+
+def check_shape_limits(g: Graph) -> None:
+    """Refuse the first conv or pool whose shape no tiling fits: a tile always holds whole
+    rows (the input width goes into a 10-bit in_w field), and padding and pooling windows go
+    into registers. Limits that depend on the Target's buffers are left to lowering."""
+    for n in g.nodes:  # (a conv of a constant is folded away, never lowered)
+        if has_trait(n.op, "windowed") and n.inputs[0] not in g.constants:
+            _check_window(g, n)
+
+
+def _check_window(g: Graph, n) -> None:
+    """A windowed op: a conv (it has weights), a pool (a kernel attribute), or a global pool
+    (neither; lowered over the whole image, which its own tiling handles)."""
+    from isa.semantics import conv_out_size
+    a = n.attrs
+    conv = len(n.inputs) > 1
+    if not conv and "kernel" not in a:
+        return
+    _, c, h, w = nchw(g.type_of(n.inputs[0]), a.get("layout", "NCHW"))
+    pads = tuple(a.get("pads", (0, 0, 0, 0)))
+    where = f"layer '{n.name}' ({n.op}, input {c}x{h}x{w})"
+    mnemonic = "conv" if conv else "vmaxpool"
+    width = w
+    if conv:
+        kh, kw = _kernel(g, n)
+        strided_1x1 = (kh, kw) == (1, 1) and tuple(a["strides"]) != (1, 1) and not any(pads) \
+            and a.get("groups", 1) == 1
+        if strided_1x1:  # lowering loads every stride-th column: the conv sees the output width
+            width = conv_out_size(w, 1, a["strides"][1], 0, 0, 1)
+    field = _field(mnemonic, "in_w")
+    if width > field.range[1]:
+        loaded = "" if width == w else f" (its stride-{a['strides'][1]} columns: {width})"
+        raise ShapeLimitError(
+            f"{where}: its input is {w} wide{loaded}, but the {field.name} field of the "
+            f"{'conv instruction' if conv else 'pooling instructions (vmaxpool, vsumpool)'} "
+            f"({field.doc}) is {field.width} bits, at most {field.range[1]}, and a tile "
+            f"always spans the whole width; needed: {field.name} = "
+            f"{width}. Give this layer an input at most {field.range[1]} wide (--resolution for "
+            "a zoo model; a smaller export or --input-shape for an ONNX file); larger buffers "
+            "do not help")
+    prefix = "conv_pad" if conv else "pool_pad"
+    for side, pad in zip(("top", "left", "bottom", "right"), pads):
+        reg = _register(f"{prefix}_{side}")
+        if pad > reg.range[1]:
+            raise ShapeLimitError(
+                f"{where}: padding {pad} on the {side} exceeds the {reg.name} register "
+                f"(at most {reg.range[1]}); needed: {pad}. Pad the input explicitly in the "
+                "model instead")
+    if not conv:
+        for dim, k in zip(("kh", "kw"), a["kernel"]):
+            reg = _register(f"pool_{dim}")
+            if k > reg.range[1]:
+                raise ShapeLimitError(
+                    f"{where}: pooling window {a['kernel'][0]}x{a['kernel'][1]} exceeds the "
+                    f"{reg.name} register (at most {reg.range[1]}); needed: {k}. Pool in "
+                    "several smaller steps")
+
+
+def _kernel(g: Graph, n) -> tuple:
+    from .ops.nn import kernel_dims
+    kh, kw, _, _ = kernel_dims(g.type_of(n.inputs[1]), n.attrs.get("kernel_layout", "OIHW"))
+    return kh, kw
