@@ -65,7 +65,7 @@ def _digest(obj) -> str:
 
 def model_fingerprint(model) -> str | None:
     """The model's content as a hash: a zoo model is its name (its content is the zoo code,
-    in the code fingerprint), an ONNX file its bytes, a Graph or ModelProto its contents.
+    in the code fingerprint), an ONNX file its bytes with its external data, a Graph or ModelProto its contents.
     None for anything else (not cached)."""
     from .ir.graph import Graph
     if isinstance(model, Graph):
@@ -76,7 +76,8 @@ def model_fingerprint(model) -> str | None:
         if text in zoo.MODELS:
             return "zoo:" + text
         if os.path.isfile(text):
-            return "file:" + hashlib.sha256(Path(text).read_bytes()).hexdigest()
+            from .frontend.onnx_source import file_sha256
+            return "file:" + file_sha256(Path(text))
         return None
     if type(model).__name__ == "ModelProto":
         return "onnx:" + hashlib.sha256(model.SerializeToString()).hexdigest()

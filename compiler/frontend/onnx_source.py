@@ -37,7 +37,7 @@ def _tensors(graph):
                 yield from _tensors(g)
 
 
-def _sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
     """SHA-256 of the file and of each external data file it names (their weights are part of
     the model the reference runs)."""
     h = hashlib.sha256()
@@ -55,7 +55,7 @@ def stamp(graph, path) -> None:
     reference runs that file. Done by the build after the (cached) import, so the stamp names
     the path given now, not whichever path first filled the cache with the same bytes."""
     p = Path(path).resolve()
-    graph.meta[META_KEY] = {"path": str(p), "sha256": _sha256(p)}
+    graph.meta[META_KEY] = {"path": str(p), "sha256": file_sha256(p)}
 
 
 def source_of(graph) -> dict | None:
@@ -72,7 +72,7 @@ def run_source(graph, feeds: dict) -> tuple:
     path = Path(src["path"])
     what = f"ONNX model '{path}'"
     try:
-        digest = _sha256(path)
+        digest = file_sha256(path)
     except OSError as e:
         raise FrontendError(f"cannot read {what}, the float reference of this build: "
                             f"{e.strerror or e}; compile the model again") from None

@@ -153,3 +153,23 @@ def test_a_zoo_models_entry_leaves_its_float_model_out(cache_dir, monkeypatch):
     assert [n.output for n in b.float_graph.nodes] == [n.output for n in a.float_graph.nodes]
     for name, array in a.float_graph.constants.items():  # ... and the float model on first use
         assert np.array_equal(b.float_graph.constants[name], array)
+
+
+def test_an_onnx_file_fingerprint_covers_its_external_data(tmp_path):
+    """Weights kept in an external data file are part of the model: editing them must miss the
+    cache (the fingerprint hashed only the .onnx bytes, so a stale front half was reused)."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    w = numpy_helper.from_array(np.ones((4, 3), np.float32), "w")
+    graph = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3])], [w])
+    path = tmp_path / "m.onnx"
+    onnx.save_model(helper.make_model(graph), path, save_as_external_data=True,
+                    location="w.data", size_threshold=0)
+    before = cache.model_fingerprint(str(path))
+    data = tmp_path / "w.data"
+    raw = bytearray(data.read_bytes())
+    raw[0] ^= 1
+    data.write_bytes(bytes(raw))
+    assert cache.model_fingerprint(str(path)) != before
