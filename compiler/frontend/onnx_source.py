@@ -19,7 +19,10 @@ def _external_files(path: Path) -> list:
     """The external data files the model's tensors name (beside it), sorted."""
     import onnx
     from onnx.external_data_helper import uses_external_data
-    model = onnx.load(str(path), load_external_data=False)
+    try:
+        model = onnx.load(str(path), load_external_data=False)
+    except Exception:  # noqa: BLE001 - not a model: the importer says so; its bytes still hash
+        return []
     names = {e.value for t in _tensors(model.graph) if uses_external_data(t)
              for e in t.external_data if e.key == "location"}
     return sorted(names)
