@@ -77,7 +77,10 @@ def model_fingerprint(model) -> str | None:
             return "zoo:" + text
         if os.path.isfile(text):
             from .frontend.onnx_source import file_sha256
-            return "file:" + file_sha256(Path(text))
+            try:
+                return "file:" + file_sha256(Path(text))
+            except OSError:  # an external data file is missing: not cached; the import says so
+                return None
         return None
     if type(model).__name__ == "ModelProto":
         return "onnx:" + hashlib.sha256(model.SerializeToString()).hexdigest()
