@@ -53,3 +53,13 @@ def test_an_explicit_target_is_honoured_for_an_artifact(capsys, tmp_path):
     # -t npu-edge equals the default string, yet was asked for: a 4x4 build cannot run there
     code, _, err = run(capsys, "run", d, "-t", "npu-edge")
     assert code == 2 and "cannot run on npu-edge" in one_line_error(err)
+
+
+def test_the_trace_file_has_the_layer_track(capsys, tmp_path):
+    trace = tmp_path / "t.json"
+    code, _, _ = run(capsys, "run", "mlp", "--timing-only", "--trace", trace)
+    events = json.loads(trace.read_text())["traceEvents"]
+    assert code == 0 and {"name": "layers"} in [e["args"] for e in events
+                                               if e["name"] == "thread_name"]
+    assert {e["name"] for e in events if e.get("cat") == "layer"} == {
+        "fc1.matmul", "fc2.matmul", "logits.matmul"}
