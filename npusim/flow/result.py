@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from npusim.flow.layers import LayerTable, layer_table
 
+__all__ = ["Result", "layer_table"]  # layer_table: its home before npusim.flow.layers
+
 if TYPE_CHECKING:  # pandas is imported when a table is asked for (the CLI's start stays fast)
     import pandas as pd
 
