@@ -7,13 +7,15 @@ NAME = 20  # layer-name column: the zoo's longest names fit; the table stays und
 
 
 def compact(v) -> str:
-    """A count in at most 6 characters: 9,999 / 123.4k / 12.35M (exact values are in --json)."""
+    """A count in at most 6 characters: 9,999 / 61.2k / 123k / 12.3M (--json has them exact)."""
     if v is None:
         return "-"
     v = float(v)
     for limit, div, unit in ((1e4, 1, ""), (1e6, 1e3, "k"), (1e9, 1e6, "M"), (1e12, 1e9, "G")):
         if abs(v) < limit:
-            return f"{v:,.0f}" if not unit else f"{v / div:.{1 if abs(v) < 100 * div else 0}f}{unit}"
+            if not unit:
+                return f"{v:,.0f}"
+            return f"{v / div:.{1 if abs(v) < 100 * div else 0}f}{unit}"
     return f"{v:.2e}"
 
 
