@@ -38,12 +38,14 @@ class SimResult:
     races: list = field(default_factory=list)  # RaceErrors found with races="warn"
     _rows: list | None = field(default=None, repr=False)
     _trace: pd.DataFrame | None = field(default=None, repr=False)
+    _queue_stalls: list | None = field(default=None, repr=False)
 
     @property
     def trace(self) -> pd.DataFrame:
-        """core, unit, index, mnemonic, start, end, bytes, macs, stall, dispatched per instruction."""
+        """core, unit, index, mnemonic, start, end, bytes, macs, stall, dispatched, and the
+        stall by cause (stall_token, stall_dram, stall_queue, stall_barrier) per instruction."""
         if self._trace is None:
-            self._trace = stats.trace_frame(self._rows)
+            self._trace = stats.trace_frame(self._rows, self._queue_stalls)
         return self._trace
 
     @property
@@ -192,4 +194,4 @@ def simulate(program, target=None, dram: Dram | None = None, inputs: dict | None
         sim_wall_s=time.perf_counter() - wall,
         timing_only=timing_only, target=target, dram=dram, tensors=tensors,
         races=list(system.races.found) if system.races is not None else [],
-        _rows=system.trace_rows)
+        _rows=system.trace_rows, _queue_stalls=system.queue_stall_rows)

@@ -25,6 +25,8 @@ class System:
         self.dram = dram
         self.timing_only = timing_only
         self.trace_rows: list | None = [] if trace else None
+        # (core, index, from, to) of each dispatch that waited for a full queue (trace only)
+        self.queue_stall_rows: list = []
         self.port = DramPort(self.env, target.dram_bw)
         self._arrived: dict[int, int] = {}
         self._release = None

@@ -103,9 +103,14 @@ class LoweredProgram:
         layer the compiler introduced (a rewrite's data movement is not in the model)."""
         if getattr(layer, "introduced", False):
             return 0.0
-        t = self.target
-        return max(layer.macs / t.derived.peak_macs_per_cycle,
-                   self.min_dram_bytes(layer) / t.dram_bw)
+        return roofline_cycles(layer.macs, self.min_dram_bytes(layer), self.target)
+
+
+def roofline_cycles(macs: int, min_dram_bytes: int, target) -> float:
+    """A layer's roofline on `target`: max(MACs / peak MACs per cycle, minimum DRAM bytes /
+    DRAM bytes per cycle). The compiler stores it in the artifact; a run on another Target
+    (npusim.flow) recomputes it from the stored MACs and bytes with this same function."""
+    return max(macs / target.derived.peak_macs_per_cycle, min_dram_bytes / target.dram_bw)
 
 
 def _dram_dtype(dtype: str, fp16: bool) -> str:

@@ -3,18 +3,48 @@
 from __future__ import annotations
 
 
+NAME = 20  # layer-name column: the zoo's longest names fit; the table stays under 120 columns
+
+
+def compact(v) -> str:
+    """A count in at most 6 characters: 9,999 / 61.2k / 123k / 12.3M (--json has them exact)."""
+    if v is None:
+        return "-"
+    v = float(v)
+    for limit, div, unit in ((1e4, 1, ""), (1e6, 1e3, "k"), (1e9, 1e6, "M"), (1e12, 1e9, "G")):
+        if abs(v) < limit:
+            if not unit:
+                return f"{v:,.0f}"
+            return f"{v / div:.{1 if abs(v) < 100 * div else 0}f}{unit}"
+    return f"{v:.2e}"
+
+
+def top_stall(stalls: dict | None) -> str:
+    """The cause the layer's instructions waited on most, with its cycles ("token 12.3k")."""
+    if not stalls or not any(stalls.values()):
+        return "-"
+    cause = max(stalls, key=stalls.get)
+    return f"{cause} {compact(stalls[cause])}"
+
+
 def format_report(s: dict) -> str:
-    """The per-layer table and the totals `npusim run` prints."""
-    head = f"{'layer':<22} {'kind':<6} {'MACs':>13} {'cycles':>10} {'util':>6} " \
-           f"{'DRAM B':>11} {'bound':>7} {'roofline':>10} {'x roof':>6}"
-    lines = [head, "-" * len(head)]
+    """The per-layer table and the totals `npusim run` prints: per layer its share of the run
+    (cycles partition it, docs/layers.md), first start, last end, the cycles of that span other
+    layers overlapped, and the stall cause its instructions waited on most."""
+    head = (f"{'layer':<{NAME}} {'kind':<5} {'MACs':>7} {'cycles':>10} {'util':>6} "
+            f"{'DRAM B':>7} {'bound':<7} {'roof':>7} {'x roof':>6} {'start':>7} {'end':>7} "
+            f"{'overlap':>7} top stall")
+    lines = [head, "-" * (len(head) + 3)]
     for r in s["layers"]:
         ratio = f"{r['cycles'] / r['roofline_cycles']:>6.2f}" if r["roofline_cycles"] \
             else f"{'-':>6}"  # a rewrite's copy: not a model layer, no bound of its own
-        lines.append(f"{r['name'][:22]:<22} {r['kind']:<6} {r['macs']:>13,} {r['cycles']:>10,} "
-                     f"{r['utilization']:>6.1%} {r['dram_bytes']:>11,} {r['bound']:>7} "
-                     f"{r['roofline_cycles']:>10,.0f} {ratio}")
-    lines.append("-" * len(head))
+        name = r["name"] if len(r["name"]) <= NAME else r["name"][:NAME - 1] + "~"
+        lines.append(f"{name:<{NAME}} {r['kind'][:5]:<5} {compact(r['macs']):>7} "
+                     f"{r['cycles']:>10,} {r['utilization']:>6.1%} {compact(r['dram_bytes']):>7} "
+                     f"{r['bound']:<7} {compact(r['roofline_cycles']):>7} {ratio} "
+                     f"{compact(r.get('start')):>7} {compact(r.get('end')):>7} "
+                     f"{compact(r.get('overlap_cycles')):>7} {top_stall(r.get('stalls'))}")
+    lines.append(lines[1])
     fmt = lambda v, f: "n/a" if v is None else format(v, f)  # noqa: E731
     lines += [
         f"model {s['model']} on {s['target']}",

@@ -23,9 +23,11 @@ def register(subparsers) -> None:
     p.add_argument("model", nargs="?", default=DEFAULT_MODEL, metavar="MODEL",
                    help=f"zoo model name, path to an .onnx file, or an artifact directory "
                         f"written by `npusim compile` (default {DEFAULT_MODEL})")
-    p.add_argument("-t", "--target", default=DEFAULT_TARGET, metavar="TARGET",
+    # default None, resolved in run(): an artifact runs on its own target unless -t is given,
+    # even a -t equal to the models' default
+    p.add_argument("-t", "--target", default=None, metavar="TARGET",
                    help=f"target tag or string, e.g. npu-tiny or 'npu -array=32x32' "
-                        f"(default {DEFAULT_TARGET})")
+                        f"(default {DEFAULT_TARGET}; an artifact's own target for an artifact)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of tables")
     p.add_argument("--trace", metavar="FILE", help="write a Chrome/Perfetto trace JSON")
     p.add_argument("--resolution", type=int, metavar="N",
@@ -51,7 +53,7 @@ def run(args) -> int:
         args.compare = compare.parse_compare(args.compare, args.model)
     if Path(args.model).is_dir():
         return run_artifact(args)
-    target = npu_target_arg(args.target)
+    target = npu_target_arg(DEFAULT_TARGET if args.target is None else args.target)
     with stages(not args.json) as step:
         compiled = flow.compile(args.model, target, resolution=args.resolution, progress=step,
                                 **({"input_shapes": input_shapes} if input_shapes else {}))
@@ -84,8 +86,7 @@ def run_artifact(args) -> int:
                          "artifact (its shapes are fixed): recompile the model")
     compiled = flow.compile(args.model)
     # -t defaults to the artifact's own target; another one may differ only in timing
-    target = npu_target_arg(compiled.artifact.target if args.target == DEFAULT_TARGET
-                            else args.target)
+    target = npu_target_arg(compiled.artifact.target if args.target is None else args.target)
     with race_warnings([]) as sims:
         result = flow.simulate(compiled, target=target, timing_only=args.timing_only,
                                trace=bool(args.trace), seed=args.seed, races=args.races)

@@ -1,12 +1,14 @@
 """Result: one simulated run (cycles, latency, energy, per-unit counters, the per-layer table,
-the trace) and its `npusim run --json` form; the per-layer attribution lives here too."""
+the trace) and its `npusim run --json` form; the per-layer attribution is npusim.flow.layers."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
+from npusim.flow.layers import LayerTable, layer_table
+
+__all__ = ["Result", "layer_table"]  # layer_table: its home before npusim.flow.layers
 
 if TYPE_CHECKING:  # pandas is imported when a table is asked for (the CLI's start stays fast)
     import pandas as pd
@@ -32,14 +34,18 @@ class Result:
     verification: Any = None          # npusim.flow.Verification, once verified
     backends: dict | None = None      # compare()'s entries by label, once compared
     keep_trace: bool = False
+    layer_spans: list | None = field(default=None, repr=False)  # the Perfetto layer track
 
     @classmethod
     def collect(cls, compiled, sim, *, feeds, device_inputs, outputs, keep_trace) -> "Result":
-        rows = layer_table(compiled.artifact, sim)
+        table = LayerTable(compiled.artifact, sim)
+        rows = table.rows()
+        names = [info["name"] for info in compiled.artifact.layers]
+        spans = [(c, b, e, names[i]) for c, b, e, i in table.spans] if keep_trace else None
         if not keep_trace:  # the layer table was its only reader: free the rows
-            sim._rows, sim._trace = None, None
+            sim._rows, sim._trace, sim._queue_stalls = None, None, None
         return cls(compiled.name, sim.target, sim, rows, compiled.compile_s, feeds,
-                   device_inputs, outputs, keep_trace=keep_trace)
+                   device_inputs, outputs, keep_trace=keep_trace, layer_spans=spans)
 
     # ---- the measurements ------------------------------------------------------------------
 
@@ -77,23 +83,37 @@ class Result:
 
     @property
     def layers(self) -> pd.DataFrame:
-        """The per-layer table: name, kind, macs, cycles (they sum to the total), utilization,
-        dram_bytes, bound, roofline_cycles, est_cycles, schedule."""
+        """The per-layer table (docs/layers.md): name, kind, macs, cycles (a partition: they
+        sum to the total), utilization, dram_bytes, bound, roofline_cycles, est_cycles,
+        schedule, start, end, overlap_cycles, stalls, stalls_by_unit, cycles_by_cause."""
         import pandas as pd
         return pd.DataFrame(self.layer_rows)
 
     @property
     def trace(self) -> pd.DataFrame | None:
-        """core, unit, index, mnemonic, start, end, bytes, macs, stall, dispatched per
-        executed instruction; None unless simulated with trace=True."""
+        """core, unit, index, mnemonic, start, end, bytes, macs, stall, dispatched and
+        stall_token, stall_dram, stall_queue, stall_barrier per executed instruction; None
+        unless simulated with trace=True."""
         return self.sim.trace if self.keep_trace else None
 
-    def save_chrome_trace(self, path) -> None:
-        """Write the Chrome/Perfetto trace JSON (needs simulate(trace=True))."""
+    def chrome_trace(self) -> dict:
+        """The Chrome/Perfetto trace: the unit tracks and, per core, a `layers` track of the
+        partition's spans (needs simulate(trace=True))."""
         if not self.keep_trace:
             from npusim.flow.errors import FlowError
             raise FlowError("this run kept no trace; simulate(..., trace=True) to write one")
-        self.sim.save_chrome_trace(path)
+        from npusim import stats
+        sim = self.sim
+        return stats.chrome_trace(sim.trace, list(sim.units),
+                                  {"target": str(sim.target), "cycles": sim.cycles},
+                                  layers=self.layer_spans)
+
+    def save_chrome_trace(self, path) -> None:
+        """Write the Chrome/Perfetto trace JSON (needs simulate(trace=True))."""
+        import json
+
+        from isa.files import write_atomic
+        write_atomic(path, json.dumps(self.chrome_trace()))
 
     def to_json(self) -> dict:
         """The object `npusim run --json` prints: the same keys, values and order."""
@@ -118,45 +138,3 @@ class Result:
             out["backends"] = self.backends
         return out
 
-
-def layer_table(artifact, result) -> list:
-    """One row per layer: name, MACs, cycles, utilization, DRAM bytes, bound, roofline.
-
-    Layers may overlap (their ops interleave); a layer's cycles are those from the end of the
-    layers before it to its own end, so the rows sum to the total."""
-    df = result.trace
-    target = result.target
-    n = len(artifact.layers)
-    layer = np.full(len(df), -1, np.int64)
-    cores, idx = df["core"].to_numpy(), df["index"].to_numpy()
-    for c, runs in enumerate(artifact.layer_of):
-        if not runs:
-            continue
-        starts = np.array([r[0] for r in runs])
-        ids = np.array([r[1] for r in runs])
-        sel = cores == c
-        pos = np.searchsorted(starts, idx[sel], side="right") - 1
-        layer[sel] = np.where(pos >= 0, ids[np.maximum(pos, 0)], -1)
-    df = df.assign(layer=layer, dur=df["end"] - df["start"])
-    dma = df["unit"].str.startswith("dma")
-    peak = target.derived.peak_macs_per_cycle
-    rows, done = [], 0
-    for i, info in enumerate(artifact.layers):
-        d = df[df["layer"] == i]
-        end = int(d["end"].max()) if len(d) else done
-        cycles = max(0, end - done)
-        done = max(done, end)
-        nbytes = int(d.loc[dma[d.index], "bytes"].sum()) if len(d) else 0
-        busy = {"matrix": int(d.loc[d["unit"] == "matrix", "dur"].sum()),
-                "vector": int(d.loc[d["unit"] == "vector", "dur"].sum()),
-                "memory": nbytes / target.dram_bw}
-        macs = int(info["macs"])  # the model's MACs (executed ones include zero weights)
-        rows.append({"name": info["name"], "kind": info["kind"], "macs": macs,
-                     "cycles": cycles, "utilization": macs / (cycles * peak) if cycles else 0.0,
-                     "dram_bytes": nbytes,
-                     "bound": "memory" if busy["memory"] >= max(busy["matrix"], busy["vector"])
-                     else "compute",
-                     "roofline_cycles": round(info["roofline_cycles"], 1),
-                     "est_cycles": info.get("est_cycles"), "schedule": info.get("schedule", "")})
-    assert len(rows) == n
-    return rows

@@ -54,12 +54,12 @@ class Unit:
             self.current = (index, instr)
             start = env.now
             try:
-                info, stall = yield from self.execute(instr)
+                info, token, dram = yield from self.execute(instr)
             except SimulationFault as e:
                 raise e.locate(core=core.index, unit=self.name, index=index, instr=instr,
                                cycle=env.now) from None
             end = env.now
-            self.counters["busy"] += end - start - stall
+            self.counters["busy"] += end - start - token - dram
             work["instructions"] += 1
             if info is not None:
                 work["macs"] += info.macs
@@ -68,13 +68,14 @@ class Unit:
                 work["dram_bytes"] += info.dram_bytes
             if trace is not None:
                 trace.append((core.index, self.name, index, instr.spec.mnemonic, start, end,
-                              info.dram_bytes if info else 0, info.macs if info else 0, stall,
-                              dispatched))
+                              info.dram_bytes if info else 0, info.macs if info else 0,
+                              token, dram, 0, dispatched))
             self.current = None
             core.retire()
 
     def execute(self, instr):
-        """SimPy generator: run one instruction; returns (ExecInfo or None, stalled cycles)."""
+        """SimPy generator: run one instruction; returns (ExecInfo or None, cycles stalled on
+        a semaphore, cycles stalled on the DRAM port): the trace records the causes apart."""
         ref = instr.spec.ref
         if ref == "signal":
             return (yield from self.signal(instr))
@@ -87,7 +88,7 @@ class Unit:
         yield self.env.timeout(info.cycles)
         if commit is not None:
             commit()
-        return info, 0
+        return info, 0, 0
 
     def signal(self, instr):
         sem = check_semaphore(self.core.state, instr)
@@ -101,7 +102,7 @@ class Unit:
         box.put(1)
         if self.core.system.races is not None:
             self.core.system.races.signal(self, sem)
-        return None, 0
+        return None, 0, 0
 
     def wait(self, instr):
         sem = check_semaphore(self.core.state, instr)
@@ -118,4 +119,4 @@ class Unit:
             self.core.system.races.wait(self, sem)
         # its cycles (one: the sync rule) count once the semaphore is positive
         yield self.env.timeout(timing.RULES[instr.spec.timing](self.core.state.hw))
-        return None, stall
+        return None, stall, 0

@@ -64,6 +64,8 @@ class Dispatcher:
                     yield put
                     counters["stall_queue"] += env.now - t0
                     self.waiting = None
+                    if trace is not None:  # per instruction: the trace's stall_queue column
+                        core.system.queue_stall_rows.append((core.index, index, t0, env.now))
                 core.last_activity = env.now
                 continue
             ref = instr.spec.ref
@@ -75,7 +77,7 @@ class Dispatcher:
             counters["busy"] += cycles
             if trace is not None:
                 trace.append((core.index, self.name, index, instr.spec.mnemonic, start, env.now,
-                              0, 0, env.now - start - cycles, start))
+                              0, 0, 0, 0, env.now - start - cycles, start))
             core.last_activity = env.now
             if ref == "halt":
                 break

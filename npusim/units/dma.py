@@ -43,4 +43,4 @@ class DmaUnit(Unit):
         self.counters["stall_dram"] += stall
         if commit is not None:
             commit()
-        return info, stall
+        return info, 0, stall
