@@ -27,6 +27,17 @@ def top_stall(stalls: dict | None) -> str:
     return f"{cause} {compact(stalls[cause])}"
 
 
+def layer_ratio(r: dict) -> str:
+    """cycles / roofline, 6 wide. A share below the bound means the layer's work ran under
+    its neighbours' (no layer's work takes less than its roofline): printed `hidden`, not
+    a ratio below 1. A rewrite's copy is no model layer and has no bound of its own: `-`."""
+    if not r["roofline_cycles"]:
+        return f"{'-':>6}"
+    if r["cycles"] < r["roofline_cycles"]:
+        return f"{'hidden':>6}"
+    return f"{r['cycles'] / r['roofline_cycles']:>6.2f}"
+
+
 def format_report(s: dict) -> str:
     """The per-layer table and the totals `npusim run` prints: per layer its share of the run
     (cycles partition it, docs/layers.md), first start, last end, the cycles of that span other
@@ -36,8 +47,7 @@ def format_report(s: dict) -> str:
             f"{'overlap':>7} top stall")
     lines = [head, "-" * (len(head) + 3)]
     for r in s["layers"]:
-        ratio = f"{r['cycles'] / r['roofline_cycles']:>6.2f}" if r["roofline_cycles"] \
-            else f"{'-':>6}"  # a rewrite's copy: not a model layer, no bound of its own
+        ratio = layer_ratio(r)
         name = r["name"] if len(r["name"]) <= NAME else r["name"][:NAME - 1] + "~"
         lines.append(f"{name:<{NAME}} {r['kind'][:5]:<5} {compact(r['macs']):>7} "
                      f"{r['cycles']:>10,} {r['utilization']:>6.1%} {compact(r['dram_bytes']):>7} "

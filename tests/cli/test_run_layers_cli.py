@@ -63,3 +63,13 @@ def test_the_trace_file_has_the_layer_track(capsys, tmp_path):
                                                if e["name"] == "thread_name"]
     assert {e["name"] for e in events if e.get("cat") == "layer"} == {
         "fc1.matmul", "fc2.matmul", "logits.matmul"}
+
+
+def test_a_share_below_its_roofline_is_printed_hidden_not_a_ratio_below_one():
+    """A partition share can be smaller than the layer's bound only because its work ran under
+    its neighbours' (stem.pool under stem.conv): the table says so instead of printing 0.00x."""
+    from npusim.cli.report import layer_ratio
+    row = {"cycles": 12, "roofline_cycles": 62720.0}
+    assert layer_ratio(row).strip() == "hidden"
+    assert layer_ratio({"cycles": 1370, "roofline_cycles": 1000.0}).strip() == "1.37"
+    assert layer_ratio({"cycles": 500, "roofline_cycles": 0}).strip() == "-"
