@@ -109,7 +109,7 @@ class Builder:
         addr = self._next[self.core][buf]
         if addr + count > size:
             raise GeneratorError(f"{self.name}: {count} more elements do not fit {buf} "
-                                 f"({size} on {self.t})")
+                                 f"({size} on {_target_text(self.t)})")
         self._next[self.core][buf] = addr + count
         return addr
 
@@ -149,7 +149,7 @@ class Builder:
         self.footprint = max(self.footprint, at + nbytes)
         if at + nbytes > self.t.derived.dram_bytes:
             raise GeneratorError(f"{self.name}: DRAM bytes {at}..{at + nbytes} past the "
-                                 f"{self.t.derived.dram_bytes} of {self.t}")
+                                 f"{self.t.derived.dram_bytes} of {_target_text(self.t)}")
         return at
 
     # ---- instructions ------------------------------------------------------------------------
@@ -250,3 +250,19 @@ def _shape(count: int) -> tuple[int, int]:
 def _target_text(t) -> str:
     from isa.checks import target_name
     return target_name(t)
+
+
+@dataclass(frozen=True)
+class Dropped:
+    """A test a generator could not build on this Target (its sizes do not fit), and why."""
+
+    name: str
+    reason: str
+
+
+def tolerant(name: str, make) -> "Builder | Dropped":
+    """make() -> Builder, or Dropped(name, why) when the Target cannot hold the test."""
+    try:
+        return make()
+    except GeneratorError as e:
+        return Dropped(name, str(e))

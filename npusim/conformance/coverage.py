@@ -34,7 +34,12 @@ SEMANTIC = {
 }
 # Where a field's class says "max" but the value is another field's job: none for now; a bin
 # that cannot be hit on a Target is listed here with the reason, and reported as exempt.
-EXEMPT: dict[str, str] = {}
+EXEMPT: dict[str, str] = {
+    **{f"vlut|enum:{f}|abuf": "vlut reads and writes int8 buffers only (abuf is an illegal "
+       "operand)" for f in ("dst_buf", "src0_buf", "src1_buf")},
+    **{f"vrequant|enum:src1_buf|{b}": "vrequant reads its (mult, shift) table from abuf only"
+       for b in ("ibuf", "wbuf", "obuf")},
+}
 
 
 def field_class(ins: InstructionSpec, f: FieldSpec) -> str:

@@ -132,6 +132,7 @@ def every_unit(t, rng):
         # every channel waits once (a token passed around the channels)
         b.handoff("vector", unit)
         b.emit("cfg", unit=unit, reg="dma_plane_stride", value=0)
+        b.handoff(unit, "vector")
     return b
 
 

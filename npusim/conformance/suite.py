@@ -11,12 +11,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from isa.target import Target
-from npusim.conformance import gen_dma, gen_matrix, gen_sync, gen_vector
-from npusim.conformance.case import GeneratorError, TestCase
+from npusim.conformance import gen_dma, gen_limits, gen_matrix, gen_sync, gen_vector
+from npusim.conformance.case import Dropped, GeneratorError, TestCase
 from npusim.conformance.reference import Expected, expected
 
 GENERATORS = {"dma": gen_dma.generate, "matrix": gen_matrix.generate,
-              "vector": gen_vector.generate, "sync": gen_sync.generate}
+              "vector": gen_vector.generate, "sync": gen_sync.generate,
+              "limits": gen_limits.generate}
 SEED = 2026
 
 
@@ -48,8 +49,11 @@ def _build(target_text: str, seed: int) -> tuple[tuple[Entry, ...], tuple[tuple[
                 builder = next(it)
             except StopIteration:
                 break
-            except GeneratorError as e:  # a test whose shape this Target cannot hold
+            except GeneratorError as e:  # a generator that cannot go on on this Target
                 dropped.append((group, str(e)))
+                break
+            if isinstance(builder, Dropped):  # a test whose shape this Target cannot hold
+                dropped.append((builder.name, builder.reason))
                 continue
             try:
                 test = builder.build()
