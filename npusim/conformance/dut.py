@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import inspect
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -75,8 +76,10 @@ def load_dut(spec: str, **options) -> Dut:
         if not path.is_file():
             raise DutError(f"DUT plugin file {where} does not exist; built-in DUTs: "
                            f"{', '.join(BUILTIN)}")
-        mod_spec = importlib.util.spec_from_file_location(f"npusim_dut_{path.stem}", path)
+        mod_name = f"npusim_dut_{path.stem}"
+        mod_spec = importlib.util.spec_from_file_location(mod_name, path)
         module = importlib.util.module_from_spec(mod_spec)
+        sys.modules[mod_name] = module  # so --jobs workers can unpickle its classes
         mod_spec.loader.exec_module(module)
     else:
         try:
