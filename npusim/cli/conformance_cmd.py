@@ -96,7 +96,7 @@ def run_coverage(args) -> int:
 
 
 def run_run(args) -> int:
-    from npusim.conformance.dut import load_dut
+    from npusim.conformance.registry import load_dut
     from npusim.conformance.junit import write_junit
     from npusim.conformance.runner import run
     dut = load_dut(args.dut)

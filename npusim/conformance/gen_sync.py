@@ -165,6 +165,22 @@ def gbarrier_cores(t, rng):
     return b
 
 
+def gbarrier_one_core(t, rng):
+    """On one core a gbarrier is a barrier: the store before it is in DRAM before the load
+    after it (ids 0 and 255)."""
+    b = Builder("sync/gbarrier-one-core", t, gbarrier_one_core.__doc__)
+    n = 2 * t.vector_lanes
+    x = b.put("X", _i8(rng, n), "obuf")
+    scratch = b.scratch(n)
+    b.emit("store", chan=0, sram=("obuf", x), dram=scratch, rows=1, cols=n, stride=n)
+    b.emit("gbarrier", id=255)
+    back = b.alloc("ibuf", n)
+    b.load("ibuf", back, scratch, 1, n, chan=t.dma_engines - 1)
+    b.emit("gbarrier", id=0)
+    b.output("ibuf", back, n)
+    return b
+
+
 def cfg_extremes(t, rng):
     """Every config register written with the ends of its range, then its reset value again,
     around a copy: the decode of each extreme value, and a unit that goes on working after it."""
@@ -198,6 +214,6 @@ def nop_case(t, rng):
 
 def generate(t, rng):
     for gen in (wait_blocks_vector, wait_blocks_matrix, wait_blocks_dma, semaphore_counts,
-                barrier_orders_dram, every_unit, gbarrier_cores, nop_case):
+                barrier_orders_dram, every_unit, gbarrier_cores, gbarrier_one_core, nop_case):
         yield gen(t, rng)
     yield from cfg_extremes(t, rng)

@@ -4,7 +4,8 @@ mutant of the model fails it with a diff that names the instruction it breaks.""
 import pytest
 
 from conformance_mutants import MUTANTS, RequantHalfDown, WaitDoesNotBlock
-from npusim.conformance.dut import DutError, load_dut
+from npusim.conformance.dut import DutError
+from npusim.conformance.registry import load_dut
 from npusim.conformance.runner import run
 from npusim.conformance.suite import select, suite
 
