@@ -69,8 +69,10 @@ def run_list(args) -> int:
         return 0
     width = max([len(e.name) for e in entries] + [4])
     for e in entries:
-        print(f"{e.name:<{width}}  {e.test.instructions:>4} instr  "
-              f"{', '.join(lab.split('|', 1)[1] for lab in e.labels if 'semantic' in lab)}")
+        corners = [f"{lab.split('|')[0]}:{lab.rsplit('|', 1)[1]}" for lab in e.labels
+                   if "|semantic:" in lab]
+        print(f"{e.name:<{width}}  {e.test.instructions:>4} instr  {len(e.labels):>3} bins  "
+              f"{', '.join(dict.fromkeys(corners))}")
     print(f"{len(entries)} tests on {target}")
     return 0
 
