@@ -13,7 +13,9 @@ from npusim.conformance.dut import Dut, DutError
 
 BUILTIN = {"model": "npusim.conformance.plugins.model:ModelDut",
            "timing": "npusim.conformance.plugins.model:TimingDut",
-           "rtl": "npusim.conformance.plugins.rtl:RtlDut"}
+           "rtl": "rtl_tests.tb.conformance_dut:RtlDut"}
+# rtl_tests/ sits beside rtl/ in a source checkout and is no installed package
+CHECKOUT = Path(__file__).resolve().parents[2]
 
 
 def load_dut(spec: str, **options) -> Dut:
@@ -33,6 +35,9 @@ def load_dut(spec: str, **options) -> Dut:
         sys.modules[mod_name] = module  # so --jobs workers can unpickle its classes
         mod_spec.loader.exec_module(module)
     else:
+        if where.startswith("rtl_tests.") and (CHECKOUT / "rtl_tests").is_dir() \
+                and str(CHECKOUT) not in sys.path:
+            sys.path.append(str(CHECKOUT))  # the console script does not run from the checkout
         try:
             module = importlib.import_module(where)
         except ModuleNotFoundError as e:

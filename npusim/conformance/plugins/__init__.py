@@ -1,2 +1,2 @@
-"""The DUT plugins shipped with the suite: model (npusim functional), timing (npusim with cycles),
-rtl (rtl/npu_core.v under cocotb and Icarus), external (a simulator driven through files)."""
+"""The DUT plugins shipped in npusim: model (npusim functional), timing (npusim with cycles),
+external (a simulator driven through files). The rtl DUT is rtl_tests/tb/conformance_dut.py."""

@@ -1,5 +1,5 @@
 """cocotb test of the rtl DUT: runs a batch of conformance tests on rtl/npu_core.v one after the
-other and writes each one's signature bytes, cycles and trace (npusim.conformance.plugins.rtl)."""
+other and writes each one's signature bytes, cycles and trace (tb/conformance_dut.py)."""
 
 from __future__ import annotations
 

@@ -1,38 +1,26 @@
-"""rtl/npu_core.v as a DUT: the Verilog core under cocotb and Icarus, at npu-tiny sizes.
+"""The conformance suite's `rtl` DUT: rtl/npu_core.v under cocotb and Icarus, at npu-tiny sizes.
 
-The core is compiled once per Target (rtl_tests.tb.core_runner.build_core) and one simulator
-process runs a whole batch of tests (npusim.conformance.plugins.rtl_cocotb): each test's words
-and DRAM inputs are written through VPI, the core runs to `done`, and the signature region and
-the per-instruction trace (rtl_tests.tb.core_monitor) are read back. The testbench machinery
-lives in rtl_tests/ of a source checkout, which this plugin imports."""
+The core is compiled once per Target (tb.core_runner.build_core) and one simulator process runs
+a whole batch of tests (tb/conformance_cocotb.py): each test's words and DRAM inputs are written
+through VPI, the core runs to `done`, and the signature region and the per-instruction trace
+(tb.core_monitor) are read back. `npusim conformance run --dut rtl` finds it here
+(npusim.conformance.registry): npusim never imports rtl_tests, rtl_tests uses npusim."""
 
 from __future__ import annotations
 
 import json
 import os
 import shutil
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
 from npusim.conformance.dut import Dut, DutError, DutResult
 
-ROOT = Path(__file__).resolve().parents[3]
+from rtl_tests.runner import ROOT
+from rtl_tests.tb import core_params, core_runner
+
 MAX_CYCLES = 200_000  # a hung core stops here; a finished one ends the wait at `done`
-
-
-def _testbench():
-    """rtl_tests.tb.core_runner/core_params, from the source checkout (not an installed
-    package: the cocotb testbenches sit beside rtl/, which they compile)."""
-    if not (ROOT / "rtl_tests").is_dir():
-        raise DutError(f"the rtl DUT needs a source checkout with rtl/ and rtl_tests/ "
-                       f"(looked in {ROOT})")
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
-    from rtl_tests.tb import core_params, core_runner
-    return core_runner, core_params
 
 
 class RtlDut(Dut):
@@ -49,10 +37,9 @@ class RtlDut(Dut):
         if shutil.which("iverilog") is None or shutil.which("vvp") is None:
             raise DutError("the rtl DUT needs Icarus Verilog (iverilog, vvp); Debian: "
                            "apt-get install iverilog")
-        runner, params = _testbench()
-        params.core_target(target)  # TargetError unless one core with one DMA channel
-        self.params = params.core_params(target)
-        self.runner, self.out = runner.build_core(target)
+        core_params.core_target(target)  # TargetError unless one core with one DMA channel
+        self.params = core_params.core_params(target)
+        self.runner, self.out = core_runner.build_core(target)
         self.target = target
 
     def skip(self, test) -> str | None:
@@ -94,7 +81,7 @@ class RtlDut(Dut):
         wall = time.perf_counter()
         try:
             self.runner.test(hdl_toplevel="npu_core",
-                             test_module="npusim.conformance.plugins.rtl_cocotb",
+                             test_module="rtl_tests.tb.conformance_cocotb",
                              testcase=["run_conformance"], build_dir=self.out, test_dir=run_dir,
                              extra_env=env, log_file=run_dir / "sim.log",
                              plusargs=[f"+target={self.target}", f"+batch={batch}",
