@@ -59,9 +59,12 @@ def _entries(args, default="npu-edge"):
 
 
 def run_list(args) -> int:
+    from npusim.conformance.suite import dropped
     target, entries = _entries(args)
+    gone = dropped(target)
     if args.json:
         print(json.dumps({"target": target, "tests": len(entries),
+                          "dropped": [{"name": n, "reason": r} for n, r in gone],
                           "items": [{"name": e.name, "doc": e.test.doc, "cores": e.test.num_cores,
                                      "instructions": e.test.instructions,
                                      "signature_bytes": e.test.sig_bytes, "labels": e.labels}
@@ -73,7 +76,9 @@ def run_list(args) -> int:
                    if "|semantic:" in lab]
         print(f"{e.name:<{width}}  {e.test.instructions:>4} instr  {len(e.labels):>3} bins  "
               f"{', '.join(dict.fromkeys(corners))}")
-    print(f"{len(entries)} tests on {target}")
+    print(f"{len(entries)} tests on {target}" + (
+        f"; {len(gone)} not generated: their sizes do not fit it (--json lists why)"
+        if gone else ""))
     return 0
 
 

@@ -3,7 +3,7 @@ and a Builder that lays those out for a Target."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 

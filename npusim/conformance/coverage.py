@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from isa.checks import UNIT_CLASS, target_units
+from isa.checks import target_units
 from isa.spec import FieldSpec, InstructionSpec, load_spec
 
 # Semantic corners of each instruction that the reference machine detects on the data.
@@ -214,4 +214,4 @@ def report(hit: set, target) -> Report:
     return Report(bins, set(hit) & set(bins), {b: r for b, r in EXEMPT.items() if b in bins})
 
 
-__all__ = ["SEMANTIC", "universe", "field_hits", "report", "Report", "field_class", "UNIT_CLASS"]
+__all__ = ["SEMANTIC", "universe", "field_hits", "report", "Report", "field_class"]

@@ -4,11 +4,12 @@ results as a table, JSON and JUnit XML."""
 
 from __future__ import annotations
 
+import multiprocessing
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-import multiprocessing
 
+from isa.target import Target
 from npusim.conformance import coverage
 from npusim.conformance.dut import Dut, DutResult
 from npusim.conformance.signature import WordDiff, diff
@@ -135,7 +136,6 @@ def run(entries: list[Entry], dut: Dut, target: str, jobs: int = 1, timing: bool
             progress(outcomes[e.name])
     ordered = [outcomes[e.name] for e in entries]
     hit = set().union(*(e.expected.hits for e in todo)) if todo else set()
-    from isa.target import Target
     cov = coverage.report(hit, Target.create(target))
     return Run(dut.name, target, ordered, cov, time.perf_counter() - wall, timing)
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -58,10 +60,9 @@ class RtlDut(Dut):
     def run_many(self, tests) -> list[DutResult]:
         if not tests:
             return []
-        run_dir = self.out / "run-conformance"
-        run_dir.mkdir(parents=True, exist_ok=True)
+        # a directory of its own: two runs (pytest workers, a CLI run) may share the build
+        run_dir = Path(tempfile.mkdtemp(prefix="run-conformance-", dir=self.out))
         batch, results = run_dir / "batch.json", run_dir / "results.json"
-        results.unlink(missing_ok=True)
         items = []
         for t in tests:
             image = np.zeros(self.params["DRAM_BYTES"], np.uint8)
@@ -101,4 +102,6 @@ class RtlDut(Dut):
             else:
                 out.append(DutResult(bytes.fromhex(r["signature"]), r["cycles"],
                                      [tuple(row) for row in r["trace"]], wall_s=per_test))
+        if all(r.error is None for r in out):  # keep the logs of a run that went wrong
+            shutil.rmtree(run_dir, ignore_errors=True)
         return out
