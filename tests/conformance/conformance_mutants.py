@@ -124,9 +124,9 @@ class WaitDoesNotBlock(_Mutant):
     name = "mutant-wait-does-not-block"
 
     def patches(self, stack):
-        def wait(unit, instr):
+        def wait(unit, instr):  # Unit.wait's contract: (ExecInfo, token stall, DRAM stall)
             yield unit.env.timeout(timing.RULES[instr.spec.timing](unit.core.state.hw))
-            return None, 0
+            return None, 0, 0
         old = Unit.wait
         Unit.wait = wait
         stack.callback(setattr, Unit, "wait", old)
