@@ -177,3 +177,26 @@ def pool(kind: str, x: np.ndarray, kernel=(1, 1), stride=(1, 1), pads=(0, 0, 0, 
     wide = x.astype(np.float64 if x.dtype.kind == "f" else np.int64)
     win = _windows(_pad_hw(wide, pads, 0), kh, kw, stride, (1, 1), oh, ow)
     return saturate(win.sum(axis=(2, 3)), dtype)
+
+
+# ------------------------------------------------------------------ DMA
+
+def dma_byte_addresses(addr: int, planes: int, plane_stride: int, rows: int, stride: int,
+                       row_bytes: int) -> np.ndarray:
+    """(planes, rows, row_bytes) DRAM byte addresses a load reads or a store writes: rows
+    `stride` bytes apart, planes `plane_stride` bytes apart, `row_bytes` contiguous bytes a
+    row. A load gathers mem[addresses]; a store scatters into them, in plane, row, byte order
+    (a later row wins where strides make rows overlap)."""
+    p = np.arange(planes, dtype=np.int64)[:, None, None] * plane_stride
+    r = np.arange(rows, dtype=np.int64)[None, :, None] * stride
+    b = np.arange(row_bytes, dtype=np.int64)[None, None, :]
+    return addr + p + r + b
+
+
+def dma_pad(tile: np.ndarray, pad_top: int, pad_bottom: int, pad_left: int,
+            pad_right: int) -> np.ndarray:
+    """A load's SRAM image of (planes, rows, cols) data: every plane framed by zero rows above
+    and below and zero elements left and right of each row, written plane after plane as
+    (planes, pad_top + rows + pad_bottom, pad_left + cols + pad_right), row-major."""
+    return np.pad(tile, ((0, 0), (pad_top, pad_bottom), (pad_left, pad_right)),
+                  constant_values=0)

@@ -19,6 +19,7 @@ SUBCOMMANDS = {
     "sim": "npusim.cli.sim_cmd",
     "run": "npusim.cli.run_cmd",
     "compile": "npusim.cli.compile_cmd",
+    "conformance": "npusim.cli.conformance_cmd",
 }
 
 

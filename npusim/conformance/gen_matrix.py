@@ -1,0 +1,137 @@
+"""Conformance tests of the matrix engine: gemm shapes at the array's limits, accumulate vs
+overwrite, int32 wrap-around, addresses at the buffer ends; conv with every padding side, stride,
+dilation, several channel blocks, register extremes; and seeded random tiles."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from npusim.conformance.case import Builder
+from npusim.conformance.gen_vector import I32
+
+CONV_REGS = ("kh", "kw", "stride_h", "stride_w", "pad_top", "pad_left", "pad_bottom",
+             "pad_right", "dilation_h", "dilation_w")
+
+
+def gemm_case(name, t, m, k, n, rng, acc_init=None, chain=1, top=False, doc="", a=None, w=None):
+    """gemm m x k x n; acc_init: abuf preloaded (then acc=1); chain: that many gemms in a row,
+    the later ones accumulating onto the first."""
+    b = Builder(name, t, doc)
+    a = rng.integers(-128, 128, (chain, m, k)) if a is None else a
+    w = rng.integers(-128, 128, (chain, k, n)) if w is None else w
+    ia = b.put("A", a, "ibuf", top=top)
+    iw = b.put("W", w, "wbuf", top=top)
+    if acc_init is not None:
+        ac = b.put("ACC", acc_init, "abuf", top=top)
+    else:
+        ac = b.alloc("abuf", m * n, top=top)
+    b.handoff("dma0", "matrix")
+    for i in range(chain):
+        b.emit("gemm", ibuf=ia + i * m * k, wbuf=iw + i * k * n, abuf=ac, m=m, k=k, n=n,
+               acc=int(acc_init is not None or i > 0))
+    b.output("abuf", ac, m * n, src="matrix")
+    return b
+
+
+def conv_case(name, t, h, w, cin, cout, rng, regs=None, acc_init=None, chain=1, doc="",
+              x=None, wt=None):
+    from isa.operands import window_out_hw
+    regs = dict(regs or {})
+    full = {f"conv_{r}": (0 if r.startswith("pad") else 1) for r in CONV_REGS} | \
+        {f"conv_{k}": v for k, v in regs.items()}
+    oh, ow = window_out_hw("conv", {"in_h": h, "in_w": w}, full)
+    kh, kw = full["conv_kh"], full["conv_kw"]
+    b = Builder(name, t, doc)
+    x = rng.integers(-128, 128, (h, w, cin)) if x is None else x
+    wt = rng.integers(-128, 128, (chain, kh, kw, cin, cout)) if wt is None else wt
+    ix = b.put("X", x, "ibuf")
+    iw = b.put("Wt", wt, "wbuf")
+    ac = b.put("ACC", acc_init, "abuf") if acc_init is not None else b.alloc("abuf",
+                                                                             oh * ow * cout)
+    for r, v in regs.items():
+        b.emit("cfg", unit="matrix", reg=f"conv_{r}", value=v)
+    b.handoff("dma0", "matrix")
+    for i in range(chain):
+        b.emit("conv", ibuf=ix, wbuf=iw + i * kh * kw * cin * cout, abuf=ac, in_h=h, in_w=w,
+               cin=cin, cout=cout, acc=int(acc_init is not None or i > 0))
+    b.output("abuf", ac, oh * ow * cout, src="matrix")
+    return b
+
+
+def _gemm(t, rng):
+    R, C = t.array_rows, t.array_cols
+    yield gemm_case("gemm/1x1x1", t, 1, 1, 1, rng)
+    yield gemm_case("gemm/full-array", t, 2 * R, R, C, rng, doc="k = array rows, n = array cols")
+    yield gemm_case("gemm/k-max-n-1", t, 3, R, 1, rng)
+    yield gemm_case("gemm/k-1-n-max", t, 3, 1, C, rng)
+    yield gemm_case("gemm/ragged", t, 5, max(1, R - 1), max(1, C - 1), rng)
+    yield gemm_case("gemm/accumulate-chain", t, 4, R, C, rng, chain=3,
+                    doc="acc=0 then acc=1 twice onto the same abuf tile")
+    yield gemm_case("gemm/accumulate-preloaded", t, 3, 2, 3, rng,
+                    acc_init=rng.integers(-2**20, 2**20, (3, 3)), doc="acc=1 onto DMA-loaded abuf")
+    yield gemm_case("gemm/overwrite-dirty", t, 3, 2, 3, rng, doc="acc=0 over abuf a gemm wrote")
+    yield gemm_case("gemm/wrap-int32", t, 2, R, 2, rng, acc_init=np.array(
+        [[I32[1] - 10, I32[0] + 10], [I32[1], I32[0]]]), a=np.full((1, 2, R), 127),
+        w=np.array([np.full((R, 2), 127) * np.array([1, -1])]),
+        doc="the int32 accumulator wraps (two's complement), it does not saturate")
+    yield gemm_case("gemm/extremes", t, 4, R, C, rng, a=np.full((1, 4, R), -128),
+                    w=np.full((1, R, C), -128), doc="(-128)*(-128) products")
+    yield gemm_case("gemm/addresses-top", t, 3, R, C, rng, top=True)
+    # the overwrite case must start from an abuf tile that holds something else
+    b = gemm_case("gemm/overwrite-after-accumulate", t, 2, 2, 2, rng, chain=2)
+    b.handoff("dma0", "matrix")  # the store above reads the tile the next gemm overwrites
+    b.emit("gemm", ibuf=0, wbuf=0, abuf=0, m=2, k=2, n=2, acc=0)
+    b.output("abuf", 0, 4, src="matrix")
+    yield b
+
+
+def _conv(t, rng):
+    R, C = t.array_rows, t.array_cols
+    yield conv_case("conv/1x1", t, 3, 3, 2, 2, rng)
+    yield conv_case("conv/3x3", t, 5, 5, 2, C, rng, {"kh": 3, "kw": 3}, doc="cout = array cols")
+    for side in ("top", "left", "bottom", "right"):
+        yield conv_case(f"conv/pad-{side}", t, 4, 4, 2, 3, rng,
+                        {"kh": 3, "kw": 3, f"pad_{side}": 1}, doc=f"zero padding on the {side}")
+    yield conv_case("conv/pad-all", t, 3, 3, 2, 2, rng,
+                    {"kh": 3, "kw": 3, "pad_top": 1, "pad_left": 2, "pad_bottom": 2,
+                     "pad_right": 1})
+    yield conv_case("conv/stride-2", t, 7, 6, 2, 2, rng,
+                    {"kh": 3, "kw": 3, "stride_h": 2, "stride_w": 3})
+    yield conv_case("conv/dilation-2", t, 7, 7, 2, 2, rng,
+                    {"kh": 3, "kw": 2, "dilation_h": 2, "dilation_w": 3})
+    yield conv_case("conv/channel-blocks", t, 3, 3, 2 * R + 1, 2, rng, {"kh": 2, "kw": 2},
+                    doc="cin > array rows: several passes per tap")
+    yield conv_case("conv/accumulate-chain", t, 4, 4, 2, 2, rng, {"kh": 2, "kw": 2}, chain=2)
+    yield conv_case("conv/accumulate-preloaded", t, 3, 3, 1, 2, rng,
+                    acc_init=rng.integers(-2**20, 2**20, (3, 3, 2)))
+    yield conv_case("conv/wrap-int32", t, 1, 1, 1, 1, rng, acc_init=np.array([[[I32[1]]]]),
+                    x=np.array([[[127]]]), wt=np.array([[[[[127]]]]]))
+    yield conv_case("conv/regs-max", t, 15, 15, 1, 1, rng,
+                    {"kh": 15, "kw": 15, "stride_h": 15, "stride_w": 15, "pad_top": 15,
+                     "pad_left": 15, "pad_bottom": 15, "pad_right": 15},
+                    doc="the largest kernel, stride and pad the registers hold")
+    yield conv_case("conv/dilation-max", t, 16, 16, 1, 1, rng,
+                    {"kh": 2, "kw": 2, "dilation_h": 15, "dilation_w": 15})
+
+
+def _random(t, rng, count=8):
+    R, C = t.array_rows, t.array_cols
+    for i in range(count):
+        m, k, n = int(rng.integers(1, 3 * R)), int(rng.integers(1, R + 1)), int(rng.integers(1, C + 1))
+        yield gemm_case(f"gemm/random-{i}", t, m, k, n, rng, chain=int(rng.integers(1, 3)),
+                        doc="seeded random gemm")
+    for i in range(count):
+        kh, kw = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+        regs = {"kh": kh, "kw": kw, "stride_h": int(rng.integers(1, 3)),
+                "stride_w": int(rng.integers(1, 3)), "pad_top": int(rng.integers(0, kh)),
+                "pad_left": int(rng.integers(0, kw)), "pad_bottom": int(rng.integers(0, kh)),
+                "pad_right": int(rng.integers(0, kw))}
+        h, w = int(rng.integers(kh, kh + 4)), int(rng.integers(kw, kw + 4))
+        yield conv_case(f"conv/random-{i}", t, h, w, int(rng.integers(1, R + 3)),
+                        int(rng.integers(1, C + 1)), rng, regs, doc="seeded random conv")
+
+
+def generate(t, rng):
+    yield from _gemm(t, rng)
+    yield from _conv(t, rng)
+    yield from _random(t, rng)
