@@ -42,7 +42,7 @@ def test_tag_shows_attributes_and_derived_values(capsys):
     assert lines[:3] == [f"target  {t}", "kind    npu (simulated NPU: systolic array + vector unit)",
                          "tag     npu-tiny"]
     assert lines[4].split()[:3] == ["array", "4x4", "PEs"]
-    assert "  dram-bw              4     B/cycle   DRAM bandwidth shared by all DMA channels and cores" in lines
+    assert "  dram-bw              4      B/cycle   DRAM bandwidth shared by all DMA channels and cores" in lines
     # 4 KiB of int8 is 4096 elements; 16 KiB of int32 accumulators is also 4096
     assert "  buffer_elems          ibuf=4096 wbuf=4096 abuf=4096 obuf=4096" in lines
     assert "  peak_macs_per_cycle   16" in lines
