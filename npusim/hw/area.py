@@ -129,8 +129,8 @@ def rtl_area(unit: str, csv: Path = CSV, **params) -> int:
     rows = table[table["unit"] == unit]
     for k, v in params.items():
         if k not in rows:
-            raise KeyError(f"{unit} has no parameter {k}; its parameters: "
-                           f"{', '.join(c for c in PARAM_COLUMNS if c in rows and rows[c].notna().any())}")
+            have = [c for c in PARAM_COLUMNS if c in rows and rows[c].notna().any()]
+            raise KeyError(f"{unit} has no parameter {k}; its parameters: {', '.join(have)}")
         rows = rows[rows[k] == v]
     if rows.empty:
         known = "; ".join(table.loc[table["unit"] == unit, "config"])
