@@ -11,7 +11,7 @@ import pandas as pd
 
 from isa.files import write_atomic
 from npusim.hw import cell_lib
-from npusim.hw.area import FEATURES, FIT, config_text, load_fit
+from npusim.hw.area import FEATURES, FIT, config_text, reload_fit
 
 
 def row_um2(row: pd.Series) -> float:
@@ -68,7 +68,7 @@ def fit_and_write(table: pd.DataFrame, grid: dict, path=FIT) -> str:
         "modules": modules,
     }
     write_atomic(path, json.dumps(data, indent=1) + "\n")
-    load_fit.cache_clear()
+    reload_fit()
     lines = [f"{'module':<12} {'points':>6} {'max |err|':>9} {'rms err':>8}  coefficients (um^2)"]
     for m, d in modules.items():
         coef = ", ".join(f"{t}: {c:g}" for t, c in zip(d["terms"], d["coef_um2"]))

@@ -70,6 +70,12 @@ def load_fit(path: Path = FIT) -> dict:
     return fit
 
 
+def reload_fit() -> None:
+    """Forget the loaded fit and every area priced with it (after --fit rewrote the file)."""
+    load_fit.cache_clear()
+    _core_parts.cache_clear()
+
+
 def module_um2(module: str, params: dict, fit: dict | None = None) -> float:
     """Fitted standard-cell um^2 of one RTL module with these HDL parameters."""
     fit = fit or load_fit()
@@ -80,7 +86,11 @@ def module_um2(module: str, params: dict, fit: dict | None = None) -> float:
 def core_breakdown_mm2(target) -> dict[str, float]:
     """mm^2 of one core by component: matrix, vector, dma (all channels), dispatch, sram_*."""
     from isa.target import Target
-    t = Target.create(target)
+    return dict(_core_parts(Target.create(target)))
+
+
+@lru_cache(maxsize=1024)  # every simulate() prices its Target's leakage; a DSE reuses Targets
+def _core_parts(t) -> tuple:
     fit = load_fit()
     um2 = {m: module_um2(m, area_params(m, t), fit) for m in FEATURES}
     nu = area_params("dispatcher", t)["NU"]
@@ -96,7 +106,7 @@ def core_breakdown_mm2(target) -> dict[str, float]:
     }
     for b, nbytes in t.derived.buffer_bytes.items():
         parts[f"sram_{b}"] = nbytes / 1024 * SRAM_MM2_PER_KIB
-    return parts
+    return tuple(parts.items())
 
 
 def area_breakdown(target) -> dict[str, float]:
