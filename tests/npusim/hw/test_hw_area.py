@@ -83,3 +83,19 @@ def test_the_fit_predicts_configurations_outside_its_grid(module, params):
     synth = synthesize(module, params, timeout_s=300)
     measured = cells_um2({k[5:]: n for k, n in synth.items() if k.startswith("cell_")})
     assert module_um2(module, params) == pytest.approx(measured, rel=FIT_ERROR)
+
+
+def test_the_shipped_fit_is_what_the_script_makes_from_the_shipped_synthesis(tmp_path):
+    """area_fit.json == experiments/rtl_area.py --fit run on rtl_area.csv (no synthesis)."""
+    import json
+
+    import pandas as pd
+
+    from experiments.area_fit import fit_and_write
+    from npusim.hw.area import CSV, FIT, reload_fit
+    out = tmp_path / "fit.json"
+    try:
+        fit_and_write(pd.read_csv(CSV), FIT_GRID, out)
+    finally:
+        reload_fit()  # fit_and_write cleared the caches for its own file
+    assert json.loads(out.read_text()) == json.loads(FIT.read_text())
