@@ -27,7 +27,7 @@ ALLOWED = {  # component -> what it may import (besides itself)
     "isa": set(),
     "compiler": {"isa"},
     "npusim": {"isa"},  # the package root re-exports the error root
-    "npusim.model": {"isa", "npusim"},
+    "npusim.model": {"isa", "npusim", "npusim.hw"},  # the energy of a run (npusim.hw.energy)
     "npusim.runtime": {"isa", "npusim", "npusim.model"},
     "npusim.hw": {"isa", "npusim"},
     "npusim.flow": {"isa", "compiler", "npusim", "npusim.model", "npusim.runtime", "npusim.hw"},

@@ -49,7 +49,7 @@ def dma_load(instr, state, dram, timing_only):
     dram.check_strided(f["dram"], planes, plane_stride, rows, f["stride"], cols * eb)
     nbytes = count * eb
     info = ExecInfo(timing.cycles(state.hw, instr, bytes=nbytes, fill=fill), dram_bytes=nbytes,
-                    sram_bytes=extent * eb, fill_elems=fill)
+                    sram=((buf, extent * eb),), fill_elems=fill)
     if timing_only:
         return info, None
     raw = dram.strided(f["dram"], planes, plane_stride, rows, f["stride"], cols * eb)
@@ -72,7 +72,7 @@ def dma_store(instr, state, dram, timing_only):
     dram.check_strided(f["dram"], planes, plane_stride, rows, f["stride"], cols * eb)
     nbytes = count * eb
     info = ExecInfo(timing.cycles(state.hw, instr, bytes=nbytes, fill=fill), dram_bytes=nbytes,
-                    sram_bytes=nbytes)
+                    sram=((buf, nbytes),))
     if timing_only:
         return info, None
     src = state.buffers[buf][f["sram"]:f["sram"] + count].astype(le_dtype(state.dtypes[buf]))

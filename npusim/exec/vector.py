@@ -25,8 +25,9 @@ def _operands(instr, state):
     return names, counts
 
 
-def _bytes(state, names: dict, counts: dict) -> int:
-    return sum(state.elem_bytes[names[k]] * c for k, c in counts.items())
+def _bytes(state, names: dict, counts: dict) -> tuple:
+    """((buffer, bytes), ...) of every operand, in operand order."""
+    return tuple((names[k], state.elem_bytes[names[k]] * c) for k, c in counts.items())
 
 
 def _unary(compute):
@@ -35,7 +36,7 @@ def _unary(compute):
         n = f["len"]
         names, counts = _operands(instr, state)
         info = ExecInfo(timing.cycles(state.hw, instr, **f), vector_ops=n,
-                        sram_bytes=_bytes(state, names, counts))
+                        sram=_bytes(state, names, counts))
         if timing_only:
             return info, None
         a = read(state, names["src0"], f["src0"], n)
@@ -51,7 +52,7 @@ def _binary(compute):
         names, counts = _operands(instr, state)
         m = counts["src1"]
         info = ExecInfo(timing.cycles(state.hw, instr, **f), vector_ops=n,
-                        sram_bytes=_bytes(state, names, counts))
+                        sram=_bytes(state, names, counts))
         if timing_only:
             return info, None
         a = read(state, names["src0"], f["src0"], n)
@@ -75,7 +76,7 @@ def vrequant(instr, state, dram, timing_only):
             f"vrequant reads its (mult, shift) int32 pairs from abuf, not {names['src1']}",
             hint="load the requantization table into abuf and point src1 at it")
     info = ExecInfo(timing.cycles(state.hw, instr, **f), vector_ops=n,
-                    sram_bytes=_bytes(state, names, counts))
+                    sram=_bytes(state, names, counts))
     if timing_only:
         return info, None
     a = read(state, names["src0"], f["src0"], n)
@@ -120,8 +121,8 @@ def _pool(kind):
         src, dst = names["src0"], names["dst"]
         window_ops = oh * ow * kh * kw * c
         info = ExecInfo(timing.cycles(state.hw, instr, **ops), vector_ops=window_ops,
-                        sram_bytes=window_ops * state.elem_bytes[src]
-                        + counts["dst"] * state.elem_bytes[dst])
+                        sram=((src, window_ops * state.elem_bytes[src]),
+                              (dst, counts["dst"] * state.elem_bytes[dst])))
         if timing_only:
             return info, None
         x = read(state, src, f["src0"], f["in_h"] * f["in_w"] * c).reshape(f["in_h"], f["in_w"], c)

@@ -27,6 +27,7 @@ class Unit:
         self.counters = dict.fromkeys(COUNTERS, 0)
         self.work = {"macs": 0, "sram_bytes": 0, "vector_ops": 0, "dram_bytes": 0,
                      "instructions": 0}
+        self.sram_bytes = {}  # by buffer, for the energy model (npusim.hw.energy)
         self.waiting: str | None = None   # what a blocked instruction waits for (deadlock report)
         self.current = None               # (index, instr) in flight
         self.env.process(self.run())
@@ -63,7 +64,9 @@ class Unit:
             work["instructions"] += 1
             if info is not None:
                 work["macs"] += info.macs
-                work["sram_bytes"] += info.sram_bytes
+                for buf, n in info.sram:
+                    self.sram_bytes[buf] = self.sram_bytes.get(buf, 0) + n
+                    work["sram_bytes"] += n
                 work["vector_ops"] += info.vector_ops
                 work["dram_bytes"] += info.dram_bytes
             if trace is not None:
