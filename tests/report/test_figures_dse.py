@@ -4,7 +4,7 @@ import math
 
 import pandas as pd
 import pytest
-from conftest import ATTRIBUTES, OBJECTIVES
+from report_data import ATTRIBUTES, OBJECTIVES
 from figure_checks import valid_svg_png
 
 from npusim import report
