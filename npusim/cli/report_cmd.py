@@ -45,22 +45,21 @@ def register(subparsers) -> None:
 
 def run(args) -> int:
     from npusim import report
-    if args.input is None and not (args.storage and args.study):
-        raise UsageError("give INPUT (a saved run, an artifact directory or a DSE space file) "
-                         "or --storage URL --study NAME")
     if bool(args.storage) != bool(args.study):
         raise UsageError("--storage and --study go together: --storage sqlite:///dse.db "
                          "--study NAME")
+    if args.input is None and not (args.storage and args.study):
+        raise UsageError("give INPUT (a saved run, an artifact directory or a DSE space file) "
+                         "or --storage URL --study NAME")
     if args.storage or _is_space_file(args.input):
         if args.baseline:
             raise UsageError("--baseline compares two runs; a DSE study is not a run")
-        rep, extra = _study(args)
+        rep = _study(args)
     else:
         result, prov = _run_input(args.input, args)
         baseline = _run_input(args.baseline, args)[0] if args.baseline else None
         rep = report.run_report(result, baseline=baseline, provenance=prov)
-        extra = {"trace": result.trace} if result.trace is not None else {}
-    index = report.write(rep, args.out, args.format, extra_csv=extra)
+    index = report.write(rep, args.out, args.format)
     print(index)
     if args.open:
         import webbrowser
@@ -119,7 +118,7 @@ def _looks_like_space(path: str) -> bool:
 
 
 def _study(args):
-    """(Report, extra CSVs) of a DSE study, through npusim.dse."""
+    """The Report of a DSE study, through npusim.dse."""
     try:
         from npusim import dse
     except ImportError:
@@ -127,15 +126,39 @@ def _study(args):
                          "have yet; report a saved run or an artifact instead") from None
     from npusim import report
     study = dse_study(dse, args)
-    prov = {**study.get("provenance", {}), "input": study["input"]}
+    from npusim.flow.saved import provenance
+    prov = {**provenance(getattr(args, "command_line", None)), "input": study["input"]}
     rep = report.study_report(study["frame"], attributes=study["attributes"],
                               objectives=study["objectives"], directions=study["directions"],
                               name=study["name"], front_of=study["front_of"], provenance=prov)
-    return rep, {}
+    return rep
 
 
 def dse_study(dse, args) -> dict:
-    """The trial table and its columns' roles, from npusim.dse (a space file, or a stored study):
-    {frame, attributes, objectives, directions, name, input, front_of}."""
-    raise UsageError("DSE study reports are not wired to npusim.dse yet in this build; "
-                     "see docs/report.md (report.study_report takes the trial DataFrame)")
+    """The trial table and its columns' roles, from npusim.dse (a space file: its own storage
+    and study; or --storage URL --study NAME): {frame, attributes, objectives, directions,
+    name, input, front_of}."""
+    if args.storage:
+        df = dse.load(args.storage, args.study)
+        where = f"DSE study {args.study} in {args.storage}"
+    else:
+        df = dse.load(args.input)
+        where = f"DSE study of {args.input}"
+    meta = df.attrs
+    objectives = [o for o in meta.get("objectives", []) if o in df.columns]
+    attributes = [_column(df, p) for p in meta.get("params", []) if _column(df, p)]
+    if df.empty or not objectives:
+        raise UsageError(f"{where}: no finished trials to report yet ({len(df)} rows, "
+                         f"objectives {objectives or 'none'}); run it with `npusim dse run`")
+    directions = dict(meta.get("directions", {}))
+
+    def front_of(frame, objs):  # the study's own Pareto rule, as a mask over `frame`
+        return frame.index.isin(dse.pareto_front(frame, objs, directions).index)
+    return {"frame": df, "attributes": attributes, "objectives": objectives,
+            "directions": directions, "name": meta.get("study", args.study or args.input),
+            "input": where, "front_of": front_of}
+
+
+def _column(df, param: str) -> str | None:
+    """The table's column of a space attribute: its dashed name, or its Python name."""
+    return next((c for c in (param, param.replace("-", "_")) if c in df.columns), None)

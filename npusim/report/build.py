@@ -65,7 +65,7 @@ def run_report(result, *, baseline=None, baseline_label: str | None = None,
     rep.add_table("layers", "Per-layer table", frames.layer_table(layers))
     rep.add_table("units", "Per-unit counters", frames.unit_table(result.units, result.cycles))
     if result.trace is not None:
-        rep.csv["trace"] = "trace.csv"
+        rep.csv_frames["trace"] = result.trace  # too long for a page: CSV only
     return rep
 
 
@@ -157,8 +157,11 @@ def study_report(df: pd.DataFrame, *, attributes: list, objectives: list,
                                              front_of=front_of))
     else:
         rep.notes.append("one objective: no Pareto figure (it needs two)")
+    front = (pd.Series(front_of(df, objectives), index=df.index) if front_of is not None
+             else fig_dse.front_mask(df, objectives, directions))
     rep.add_figure("parallel", "Figure 7b: parallel coordinates over the attributes and "
-                   "objectives", fig_dse.parallel_coordinates(df, attributes, objectives))
+                   "objectives (the Pareto front bold)",
+                   fig_dse.parallel_coordinates(df, attributes, objectives, front=front))
     try:
         rep.add_figure("importance", "Figure 7c: parameter importance (Optuna PED-ANOVA)",
                        fig_dse.param_importance(df, attributes, objectives,
@@ -167,7 +170,10 @@ def study_report(df: pd.DataFrame, *, attributes: list, objectives: list,
         rep.notes.append(f"no importance figure: {e}")
     rep.add_figure("sensitivity", "Figure 7d: each objective against each attribute",
                    fig_dse.sensitivity(df, attributes, objectives))
-    rep.add_table("trials", "Trials", df)
+    shown = [c for c in ("trial", "target", "status", "reason", *attributes, *objectives,
+                         "wall_s") if c in df.columns]
+    rep.add_table("trials", "Trials (every column in trials.csv)", df[shown])
+    rep.csv_frames["trials"] = df  # per-workload objectives, provenance: the CSV has them all
     return rep
 
 
@@ -189,6 +195,7 @@ def write(report: Report, directory, fmt: str = "html", extra_csv: dict | None =
         write_atomic(directory / f"{f.name}.svg", f.svg)
         write_atomic(directory / f"{f.name}.png", f.png)
     frames_out = {name: frame for name, (_, frame) in report.tables.items()}
+    frames_out.update(report.csv_frames)
     frames_out.update(extra_csv or {})
     for name, path in tables.write_csv(directory, frames_out).items():
         report.csv[name] = path.name

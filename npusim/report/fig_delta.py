@@ -18,9 +18,9 @@ def layer_deltas(layers: pd.DataFrame, baseline: pd.DataFrame, *, label: str = "
     fig, ax = style.figure()
     x = np.arange(n)
     v = d["delta"].to_numpy()
-    for sel, color, what in ((v > 0, style.BAD, "slower"), (v <= 0, style.GOOD,
-                                                            "faster or equal")):
-        ax.bar(x[sel], v[sel], 0.8, color=color, label=f"{label} {what} than {baseline_label}")
+    for sel, color, what in ((v > 0, style.BAD, "slower than"),
+                             (v <= 0, style.GOOD, "as fast as or faster than")):
+        ax.bar(x[sel], v[sel], 0.8, color=color, label=f"{label} {what} {baseline_label}")
     ax.axhline(0, color="black", lw=1)
     ax.set_xticks(x)
     ax.set_xticklabels(d["name"], rotation=90, fontsize=max(6.0, min(11.0, 700.0 / max(n, 1))))

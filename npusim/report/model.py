@@ -33,6 +33,7 @@ class Report:
     tables: dict = field(default_factory=dict)       # name -> (caption, DataFrame)
     notes: list = field(default_factory=list)        # lines said under the summary
     csv: dict = field(default_factory=dict)          # name -> CSV file name beside the index
+    csv_frames: dict = field(default_factory=dict)   # name -> DataFrame written as CSV only
 
     def add_figure(self, name: str, caption: str, fig) -> None:
         from npusim.report import style
