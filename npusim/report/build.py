@@ -89,8 +89,9 @@ def run_summary(result, s: dict) -> list:
                           s["dram_bytes"]),
               SummaryItem("instructions", "instructions", f"{s['instructions']:,}",
                           s["instructions"])]
-    breakdown = s.get("energy_breakdown") or {k: v for k, v in result.energy_by_action_pj.items()
-                                              if k != "total"}
+    breakdown = s.get("energy_breakdown") or result.energy_by_action_pj
+    breakdown = {k: float(v) for k, v in breakdown.items()
+                 if k != "total" and isinstance(v, (int, float))}
     if breakdown:
         total = sum(breakdown.values()) or 1.0
         text = ", ".join(f"{k} {v / 1e6:,.3f} uJ ({v / total:.0%})" for k, v in breakdown.items())
