@@ -37,6 +37,8 @@ def layer_cycles(layers: pd.DataFrame, title: str = "Cycles per layer by cause")
             ax.bar([0], [0], color=style.CAUSE_COLORS[cause], label=f"{bound}-bound layer")
     ax.hlines(layers["roofline_cycles"].to_numpy(), x - width / 2, x + width / 2,
               color="black", linewidths=2.0, zorder=3, label="roofline bound")
+    top = max(float(layers["cycles"].max()), float(layers["roofline_cycles"].max())) if n else 1
+    ax.set_ylim(0, 1.12 * top)  # headroom for the legend over the tallest bar
     ax.set_xticks(x)
     ax.set_xticklabels(layers["name"], rotation=90, fontsize=_tick_size(n))
     ax.set_xlim(-0.6, n - 0.4)

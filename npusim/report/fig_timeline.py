@@ -49,7 +49,7 @@ def dram_bandwidth(trace: pd.DataFrame, cycles: int, bins: int = BINS) -> tuple:
 def timeline(trace: pd.DataFrame, layers: pd.DataFrame | None = None, *, cycles: int | None = None,
              dram_bytes_per_cycle: float | None = None, title: str = "Unit timeline"):
     """Top: one row per unit (core.unit), its busy intervals from the trace (sync waits lighter),
-    over alternating bands for the layers. Bottom: DRAM bytes per cycle over time with the
+    over alternating bands for the layers (frames.layer_bands). Bottom: DRAM bytes per cycle over time with the
     Target's peak. -> the matplotlib Figure."""
     cycles = int(cycles if cycles is not None else (trace["end"].max() if len(trace) else 1))
     fig, (ax, bw) = style.figure(2, 1, size=(12.0, 7.0), sharex=True,
@@ -68,7 +68,7 @@ def timeline(trace: pd.DataFrame, layers: pd.DataFrame | None = None, *, cycles:
             ax.broken_barh(bars, (row - 0.4, 0.8), facecolors=color,
                            label=label if row == 0 else None)
     if layers is not None and len(layers):
-        spans = frames.layer_spans(layers)
+        spans = frames.layer_bands(layers)
         for i, (name, s, e) in enumerate(spans[["name", "start", "end"]].itertuples(index=False)):
             if i % 2 == 0:
                 for a in (ax, bw):
@@ -83,7 +83,7 @@ def timeline(trace: pd.DataFrame, layers: pd.DataFrame | None = None, *, cycles:
     ax.invert_yaxis()
     ax.set_ylabel("unit")
     ax.set_title(f"{title} ({cycles:,} cycles)")
-    ax.legend(loc="upper right", ncol=3, fontsize=9)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize=9)  # beside: no overlap
     edges, rate = dram_bandwidth(trace, cycles)
     bw.stairs(rate, edges, fill=True, color=style.CAUSE_COLORS["dma"], label="DRAM traffic")
     if dram_bytes_per_cycle:
@@ -94,7 +94,7 @@ def timeline(trace: pd.DataFrame, layers: pd.DataFrame | None = None, *, cycles:
     bw.set_ylim(bottom=0)
     bw.set_xlabel("time (cycles)")
     bw.set_ylabel("DRAM B/cycle")
-    bw.legend(loc="upper right", fontsize=9)
+    bw.legend(loc="upper left", bbox_to_anchor=(1.005, 1.0), fontsize=9)
     style.finish(fig)
     return fig
 

@@ -32,6 +32,17 @@ def layer_spans(layers: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"name": layers["name"], "start": end - layers["cycles"], "end": end})
 
 
+def layer_bands(layers: pd.DataFrame) -> pd.DataFrame:
+    """name, start, end of disjoint bands for drawing: each layer from where the layers before
+    it ended (or its own start, if later) to its own end. Layers overlap (their ops
+    interleave); bands do not, so a timeline shows one layer name per stretch of time."""
+    spans = layer_spans(layers)
+    before = spans["end"].cummax().shift(1, fill_value=0)
+    start = np.maximum(spans["start"], before)
+    return pd.DataFrame({"name": spans["name"], "start": start,
+                         "end": np.maximum(spans["end"], start)})
+
+
 def compare_frame(summary: dict) -> pd.DataFrame:
     """label, target, latency_ms, figure ('simulated' | 'measured' | 'estimated' | 'error'):
     the NPU run and each --compare backend of a Result.to_json()."""

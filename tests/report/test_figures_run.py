@@ -149,3 +149,13 @@ def test_delta_frame_matches_layers_by_name_and_occurrence():
     d = report.delta_frame(a, b)
     assert d[["name", "cycles", "baseline_cycles", "delta"]].values.tolist() == [
         ["x", 10, 8, 2], ["y", 20, 20, 0], ["x", 30, 33, -3]]
+
+
+def test_layer_bands_are_disjoint_and_end_where_the_layers_end():
+    layers = pd.DataFrame({"name": ["a", "b", "c"], "cycles": [10, 5, 7],
+                           "start": [0, 4, 30], "end": [10, 15, 37]})
+    bands = frames.layer_bands(layers)
+    assert bands[["start", "end"]].values.tolist() == [[0, 10], [10, 15], [30, 37]]
+    # without start/end: the running sum of the cycles partition
+    spans = frames.layer_bands(layers.drop(columns=["start", "end"]))
+    assert spans[["start", "end"]].values.tolist() == [[0, 10], [10, 15], [15, 22]]
