@@ -32,7 +32,7 @@ ALLOWED = {  # component -> what it may import (besides itself)
     "npusim.hw": {"isa", "npusim"},
     "npusim.flow": {"isa", "compiler", "npusim", "npusim.model", "npusim.runtime", "npusim.hw"},
     "npusim.cli": {"isa", "compiler", "npusim", "npusim.model", "npusim.runtime", "npusim.hw",
-                   "npusim.flow", "npusim.conformance"},
+                   "npusim.flow", "npusim.conformance", "npusim.report"},
     ENTRY: {"npusim", "npusim.cli"},
 }
 
