@@ -67,11 +67,7 @@ def save(result, path, *, trace: bool | None = None, command: list | None = None
     doc = {"format": FORMAT, "version": VERSION, "provenance": provenance(command),
            "target": target_name(result.target), "name": result.name,
            "result": result.to_json(),
-           "sim": {"cycles": int(sim.cycles), "instructions": int(sim.instructions),
-                   "units": sim.units, "utilization": sim.utilization,
-                   "dram_bytes": dict(sim.dram_bytes), "dram_bw_achieved": sim.dram_bw_achieved,
-                   "energy_pj": dict(sim.energy_pj), "macs": int(sim.macs),
-                   "sim_wall_s": sim.sim_wall_s, "timing_only": bool(sim.timing_only),
+           "sim": {**{k: getattr(sim, k) for k in sim_fields()},
                    "races": [str(r) for r in sim.races]},
            "compile_s": result.compile_s,
            "verification": result.verification.as_dict() if result.verification else None,
@@ -85,6 +81,16 @@ def save(result, path, *, trace: bool | None = None, command: list | None = None
         doc["trace"] = {"file": trace_path(path).name, "rows": len(frame)}
     write_atomic(path, json.dumps(doc, indent=1))
     return path
+
+
+def sim_fields() -> list:
+    """The SimResult fields a saved run keeps as they are (plain JSON values): every field but
+    the Target (saved as its string), the final DRAM, the tensor map, the races (saved as
+    text) and the trace (saved as Parquet)."""
+    from dataclasses import fields
+    from npusim.simulate import SimResult
+    skip = {"target", "dram", "tensors", "races"}
+    return [f.name for f in fields(SimResult) if f.name not in skip and not f.name.startswith("_")]
 
 
 def load(path):
@@ -108,11 +114,8 @@ def load(path):
                                 "file, or save the run again")
         import pandas as pd
         frame = pd.read_parquet(tpath)
-    sim = SimResult(cycles=s["cycles"], instructions=s["instructions"], units=s["units"],
-                    utilization=s["utilization"], dram_bytes=s["dram_bytes"],
-                    dram_bw_achieved=s["dram_bw_achieved"], energy_pj=s["energy_pj"],
-                    macs=s["macs"], sim_wall_s=s["sim_wall_s"], timing_only=s["timing_only"],
-                    target=target, dram=None, races=list(s["races"]), _trace=frame)
+    sim = SimResult(**{k: s[k] for k in sim_fields()}, target=target, dram=None,
+                    races=list(s["races"]), _trace=frame)
     verdict = Verification(**doc["verification"]) if doc.get("verification") else None
     result = Result(doc["name"], target, sim, doc["result"]["layers"], doc["compile_s"],
                     feeds=None, verification=verdict, backends=doc.get("backends"),
