@@ -248,8 +248,11 @@ def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: s
     out_bytes = g.n * g.oh * g.ow * g.cout * eb
     nbytes = (in_loads * in_tile + w_loads * w_tile) * eb + out_bytes * \
         (2 if epi.residual else 1) + epi.table_words(g.cout) * 4
-    transfers = in_loads + w_loads + n_s * n_j * (2 if epi.residual else 1) + 1
-    dma = hw.dma_time(transfers, nbytes)
+    res_bytes = out_bytes if epi.residual else 0
+    dma = hw.dma_streams({"in": (in_loads, in_loads * in_tile * eb),
+                          "w": (w_loads + 1, w_loads * w_tile * eb + epi.table_words(g.cout) * 4),
+                          "out": (n_s * n_j, out_bytes), "res": (n_s * n_j if res_bytes else 0,
+                                                                 res_bytes)})
     start = in_dma + w_dma + epi_cycles + acc_dma
     serial = 0
     if in_slots == 1 and in_loads > 1:

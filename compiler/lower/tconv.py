@@ -172,7 +172,15 @@ def choose_tconv(g: ConvGeom, epi: Epilogue, hw: Hw, passes: int | None = None
             nbytes = (tiles * g.kh * g.kw * g.cin * grid.positions + g.weights_bytes(eb)
                       + 2 * grid.hg * grid.wg * g.cin + 8 * grid.positions * g.cout
                       + g.oh * g.ow * g.cout * (2 if epi.residual else 1)) * eb
-            dma = hw.dma_time(loads + 4 * nblk * tiles, nbytes)
+            grid_b, acc_b = grid.hg * grid.wg * g.cin * eb, 4 * grid.positions * g.cout * eb
+            out_b = g.oh * g.ow * g.cout * eb
+            gathers = tiles * g.kh * g.kw * nblk
+            dma = hw.dma_streams({
+                "in": (gathers + nblk * tiles + 3,
+                       tiles * g.kh * g.kw * g.cin * grid.positions * eb + grid_b + acc_b),
+                "w": (loads - gathers, g.weights_bytes(eb)),
+                "out": (nblk * tiles + g.oh * tiles + 1, grid_b + acc_b + out_b),
+                "res": (g.oh * tiles if epi.residual else 0, out_b if epi.residual else 0)})
             vector = tiles * nblk * epi.cycles(hw, n * m)
             start = hw.dma(grid.hg * grid.wg * g.cin * eb) * 2 + hw.dma(x_tap * eb) + \
                 hw.dma(w_tile * eb)
