@@ -24,6 +24,7 @@ import argparse
 import json
 import sys
 
+from compiler.errors import CompilerError
 from isa.checks import target_name
 from isa.files import write_atomic
 from isa.target import Target
@@ -138,7 +139,12 @@ def print_cores(args, out: dict) -> None:
     print(f"\n{args.model} at {args.resolution}: cores, cycles, speed-up")
     row = {}
     for n in (1, 2, 4, 8):
-        row[n] = cycles(args.model, with_opts(base, num_cores=n), args.resolution)
+        try:
+            row[n] = cycles(args.model, with_opts(base, num_cores=n), args.resolution)
+        except CompilerError as e:  # shown, not hidden: the sweep goes on
+            row[n] = None
+            print(f"{n:>2} does not compile: {e}")
+            continue
         print(f"{n:>2} {row[n]:>12,} {row[1] / row[n]:6.2f}x")
     out["cores"] = row
 
