@@ -179,12 +179,14 @@ def _slice_options(cin: int, rows: int, grouped: bool) -> list:
 
 
 def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: str,
-             costs: dict | None = None):
+             costs: dict | None = None, table_channels: int | None = None):
     """The schedule for these tile sizes with the most slots that fit, and its estimated
     cycles; None when it does not fit the Target's buffers or instruction fields. `costs`:
     a dict shared by the calls of one choice, keeping the cycles that do not depend on the
     order (matrix work, epilogue, one DMA of each tile) by the tile sizes they depend on."""
     g, eb = geom, hw.act_bytes
+    # the epilogue table holds every channel of the layer, also when `geom` is one core's share
+    table = epi.table_words(g.cout if table_channels is None else table_channels)
     grouped = g.groups > 1
     cb = min(hw.cols, g.cout)
     n_j = ceil(g.cout / cb)
@@ -203,7 +205,7 @@ def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: s
     in_keys = n_s * (n_j if grouped else n_q)
     in_slots = min(in_keys, elems["ibuf"] // in_tile)
     w_slots = min(n_j * n_q, elems["wbuf"] // w_tile)
-    avail = elems["abuf"] - epi.table_words(g.cout) - epi.scratch_words(acc_tile)
+    avail = elems["abuf"] - table - epi.scratch_words(acc_tile)
     need_acc = n_j if order == "sqj" else 1
     acc_slots = min(need_acc * 2, avail // acc_tile) if avail > 0 else 0
     per_out = acc_tile * (2 if epi.residual else 1)
@@ -247,10 +249,10 @@ def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: s
     vector = n_s * n_j * epi_cycles
     out_bytes = g.n * g.oh * g.ow * g.cout * eb
     nbytes = (in_loads * in_tile + w_loads * w_tile) * eb + out_bytes * \
-        (2 if epi.residual else 1) + epi.table_words(g.cout) * 4
+        (2 if epi.residual else 1) + table * 4
     res_bytes = out_bytes if epi.residual else 0
     dma = hw.dma_streams({"in": (in_loads, in_loads * in_tile * eb),
-                          "w": (w_loads + 1, w_loads * w_tile * eb + epi.table_words(g.cout) * 4),
+                          "w": (w_loads + 1, w_loads * w_tile * eb + table * 4),
                           "out": (n_s * n_j, out_bytes), "res": (n_s * n_j if res_bytes else 0,
                                                                  res_bytes)})
     start = in_dma + w_dma + epi_cycles + acc_dma
@@ -274,16 +276,17 @@ def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: s
 _CHOSEN: dict = {}  # choose_schedule's answers: a network repeats its blocks' convs
 
 
-def choose_schedule(geom: ConvGeom, epi: Epilogue, hw: Hw, name: str = "") -> ConvSchedule:
+def choose_schedule(geom: ConvGeom, epi: Epilogue, hw: Hw, name: str = "", *,
+                    table_channels: int | None = None) -> ConvSchedule:
     """The cheapest feasible schedule; among those within TOLERANCE of it, the one with the
     fewest instructions (each costs dispatch, sync, assembly and simulation time). A pure
     function of the geometry, the Hw and what estimate() reads of the epilogue (its vector
     ops, table and scratch sizes), so a repeated conv is chosen once."""
     key = (_frozen(geom), epi.quantized, bool(epi.residual), tuple(epi.vector_ops()),
-           _frozen(hw))
+           _frozen(hw), table_channels)
     hit = _CHOSEN.get(key)
     if hit is None:
-        hit = _choose(geom, epi, hw, name)
+        hit = _choose(geom, epi, hw, name, table_channels)
         if len(_CHOSEN) >= 4096:
             _CHOSEN.clear()
         _CHOSEN[key] = hit
@@ -301,7 +304,8 @@ def _frozen(v):
     return v
 
 
-def _choose(geom: ConvGeom, epi: Epilogue, hw: Hw, name: str) -> ConvSchedule:
+def _choose(geom: ConvGeom, epi: Epilogue, hw: Hw, name: str,
+            table_channels: int | None = None) -> ConvSchedule:
     cands, costs = [], {}
     grouped = geom.groups > 1
     cr = geom.cin_range(0, min(hw.cols, geom.cout))
@@ -309,7 +313,7 @@ def _choose(geom: ConvGeom, epi: Epilogue, hw: Hw, name: str) -> ConvSchedule:
     for rows in _row_options(geom.oh):
         for cq in _slice_options(cr, hw.rows, grouped):
             for order in (("sjq",) if grouped else ORDERS):
-                s = estimate(geom, epi, hw, rows, cq, order, costs)
+                s = estimate(geom, epi, hw, rows, cq, order, costs, table_channels)
                 if s is not None:
                     cands.append(s)
     if not cands:

@@ -90,13 +90,13 @@ def per_core(lw, geom: ConvGeom, rows: bool = True) -> ConvGeom:
 def plain_or_swapped(lw, n: Node, x_in: str, geom: ConvGeom, w, epi: Epilogue,
                      note: str, useful: int | None = None, sub=None) -> tuple:
     """(cycles, [layer]) of the cheaper of the usual and the swapped-roles schedule."""
-    sched = choose_schedule(per_core(lw, geom), epi, lw.hw, n.name)
+    sched = choose_schedule(per_core(lw, geom), epi, lw.hw, n.name, table_channels=geom.cout)
     best = (sched.est["cycles"], [ConvLayer(n.name, x_in, n.output, geom, w, epi, sched,
                                             note=note, useful_macs=useful, sub=sub)])
     swapped = None
     if "swap" in lw.rewrites:
         swapped = choose_tconv(per_core(lw, geom, rows=False), epi, lw.hw,
-                               len(live_passes(w, lw.hw.rows)))
+                               len(live_passes(w, lw.hw.rows)), table_channels=geom.cout)
     # its estimate is the rougher one (DRAM round trips, tails): demand a clear win
     if swapped is not None and swapped.est["cycles"] < SWAP_MARGIN * best[0]:
         wg = geom.w + geom.pads[1] + geom.pads[3]

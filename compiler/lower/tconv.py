@@ -136,8 +136,8 @@ def applies(g: ConvGeom) -> bool:
         max(g.pads) <= FIELD_MAX["pad"] and g.cin <= FIELD_MAX["planes"]
 
 
-def choose_tconv(g: ConvGeom, epi: Epilogue, hw: Hw, passes: int | None = None
-                 ) -> TConvSchedule | None:
+def choose_tconv(g: ConvGeom, epi: Epilogue, hw: Hw, passes: int | None = None,
+                 table_channels: int | None = None) -> TConvSchedule | None:
     """The cheapest swapped schedule that fits, or None; `passes`: live (tap, channel block)
     passes (default all)."""
     if not applies(g):
@@ -157,7 +157,9 @@ def choose_tconv(g: ConvGeom, epi: Epilogue, hw: Hw, passes: int | None = None
                     {ceil(g.cout / k) for k in range(2, 9)}, reverse=True):
         tiles = ceil(g.cout / m)
         acc = m * n * nblk
-        epi_words = 2 * n * m + epi.table_words(g.cout) + epi.scratch_words(n * m)
+        # the table holds every channel of the layer, also when `g` is one core's share
+        table = epi.table_words(g.cout if table_channels is None else table_channels)
+        epi_words = 2 * n * m + table + epi.scratch_words(n * m)
         if acc + epi_words > elems["abuf"] or 2 * n * m * (2 if epi.residual else 1) > \
                 elems["obuf"]:
             continue
