@@ -23,6 +23,18 @@ def conv_work(layer, hw, core: int, cores: int) -> list:
     return [t for t in tiles if (t.image, t.r0) in mine]
 
 
+def conv_sram(layer, hw) -> dict:
+    """Elements of each buffer the conv's slots take on one core (gen_conv's allocations, the
+    epilogue's abuf words aside)."""
+    g, s = layer.geom, layer.schedule
+    cb = min(hw.cols, g.cout)
+    in_rows = min((s.rows - 1) * g.sh + (g.kh - 1) * g.dh + 1, g.h)
+    acc_tile = s.rows * g.ow * cb
+    return {"ibuf": s.in_slots * in_rows * g.w * s.cin_slice,
+            "wbuf": s.w_slots * g.kh * g.kw * s.cin_slice * cb,
+            "obuf": s.out_slots * acc_tile * (2 if layer.epilogue.residual else 1)}
+
+
 @register_generator(ConvLayer, work=conv_work)
 def gen_conv(em, layer, tiles, dram, lowered, key: str) -> None:
     hw, g, s, epi = em.hw, layer.geom, layer.schedule, layer.epilogue
