@@ -198,6 +198,7 @@ def test_swapped_schedule_of_one_cores_share_leaves_room_for_the_whole_layers_ta
     s = choose_tconv(share, epi, hw, table_channels=full.cout)
     assert s is not None
     nblk = -(-Grid.of(share).positions // s.n)
-    words = s.m_tile * s.n * nblk + 2 * s.n * s.m_tile + epi.table_words(full.cout) + \
-        epi.scratch_words(s.n * s.m_tile)
+    # the accumulators, two epilogue slots of s.part positions (npu/tconv_gen), the table
+    words = s.m_tile * s.n * nblk + 2 * s.part * s.m_tile + epi.table_words(full.cout) + \
+        epi.scratch_words(s.part * s.m_tile)
     assert words <= hw.buffer_elems["abuf"]
