@@ -108,7 +108,6 @@ def with_fold_copy(layer: FoldCopyLayer, conv_est: dict, hw: Hw) -> int:
     g = layer.f.new
     nbytes = 2 * g.n * g.h * g.w * g.cin * hw.act_bytes
     per = g.w * layer.rows * layer.f.sw * layer.f.geom.cin * hw.act_bytes
-    copy = hw.dma_streams({"in": (len(layer.pieces()), nbytes // 2),
-                           "out": (len(layer.pieces()), nbytes // 2)})
+    copy = hw.dma_streams({"w": (2 * len(layer.pieces()), nbytes)})  # npu/fold_gen's channel
     first = len(layer.pieces()) // max(1, -(-g.h // layer.rows))  # pieces of one chunk
     return max(conv_est["cycles"], copy + conv_est["dma"]) + first * 2 * hw.dma(per)

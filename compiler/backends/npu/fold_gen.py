@@ -34,14 +34,16 @@ def gen_fold_copy(em, layer, pieces, dram, lowered, key: str) -> None:
     stage = _stage(em.hw, layer, lowered, size)
     base = em.sram().alloc(stage, 2 * size, "fold slots")
     x, y = dram.addr(lowered, layer.x), dram.addr(lowered, layer.y)
+    # the copy's loads and stores go on the weights' channel: its conv's input loads (on the
+    # activations' channel) then never queue behind the copy, which runs ahead of the conv
     for k, (n, b, ry, r0, r1) in enumerate(pieces):
         lo, count, before, after = layer.columns(b)
         slot = base + (k % 2) * size
         tag = f"{layer.name} column {b} phase {ry} rows {r0}:{r1}"
         # source pixel column of output column lo: (lo + b - left) * sw
         src = x + (((n * x0.h + r0 * f.sh + ry) * x0.w + (lo + b - f.left) * f.sw) * x0.cin) * eb
-        em.load("in", stage, slot, src, count, run, run * eb, r1 - r0, f.sh * x0.w * x0.cin * eb,
+        em.load("w", stage, slot, src, count, run, run * eb, r1 - r0, f.sh * x0.w * x0.cin * eb,
                 pads=(before, after, 0, 0), comment=tag)
         dst = y + ((n * g.h + r0) * g.w * g.cin + (b * f.sh + ry) * run) * eb
-        em.store("out", stage, slot, dst, g.w, run, g.cin * eb, r1 - r0, g.w * g.cin * eb,
+        em.store("w", stage, slot, dst, g.w, run, g.cin * eb, r1 - r0, g.w * g.cin * eb,
                  comment=f"{tag}: store")
