@@ -254,7 +254,8 @@ def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: s
     dma = hw.dma_streams({"in": (in_loads, in_loads * in_tile * eb),
                           "w": (w_loads + 1, w_loads * w_tile * eb + table * 4),
                           "out": (n_s * n_j, out_bytes), "res": (n_s * n_j if res_bytes else 0,
-                                                                 res_bytes)})
+                                                                 res_bytes)},
+                         hw.num_cores)
     start = in_dma + w_dma + epi_cycles + acc_dma
     serial = 0
     if in_slots == 1 and in_loads > 1:
@@ -266,8 +267,13 @@ def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: s
     if out_slots == 1 and n_s * n_j > 1:
         serial += n_s * n_j * acc_dma
     instrs = n_s * n_j * n_q
+    # sjq with the input slices kept for the other blocks: the first block's convs wait for
+    # every slice of a row tile as it arrives (sqj runs all blocks on each slice instead)
+    exposed = 0
+    if order == "sjq" and not grouped and n_j > 1 and n_q > 1 and in_loads == n_s * n_q:
+        exposed = n_s * max(0, n_q * hw.dma_shared(in_tile * eb) - matrix // (n_s * n_j))
     # each conv also costs the matrix unit its waits, signal and cfgs (a few cycles)
-    total = max(matrix + SYNC_CYCLES * instrs, vector, dma) + start + serial
+    total = max(matrix + SYNC_CYCLES * instrs + exposed, vector, dma) + start + serial
     est = {"cycles": total, "matrix": matrix, "vector": vector, "dma": dma,
            "dram_bytes": nbytes, "instructions": instrs}
     return ConvSchedule(rows, cq, order, in_slots, w_slots, acc_slots, out_slots, est)

@@ -149,20 +149,28 @@ class Hw:
         fixed = transfers * (self.dma_setup + self.dram_latency)
         return max(self.beats(nbytes), ceil((fixed + self.beats(nbytes)) / self.dma_engines))
 
-    def dma_streams(self, roles: dict) -> int:
+    def dma_streams(self, roles: dict, cores: int = 1) -> int:
         """Cycles to move each role's (transfers, bytes) of `roles` on its channel (channel_map): a
         channel runs its transfers one after another (setup, beats, latency each: its queue
         is in order), and all channels share the port's beats. A stream of many small loads
-        on one channel is bound by their fixed costs, which other engines cannot hide."""
+        on one channel is bound by their fixed costs, which other engines cannot hide.
+        `cores`: the counts are one core's share of a layer that `cores` cores run at once
+        (the conv choosers size one core's tiles), so the port carries that many times the
+        beats."""
         fixed = self.dma_setup + self.dram_latency
         busy: dict = {}
         total = 0
         for role, (transfers, nbytes) in roles.items():
-            beats = self.beats(nbytes)
+            beats = self.beats(nbytes) * cores
             total += beats
             c = self._channels[role]
             busy[c] = busy.get(c, 0) + transfers * fixed + beats
         return max([total, *busy.values()])
+
+    def dma_shared(self, nbytes: int) -> int:
+        """One load of `nbytes` while every core loads as much (a layer split over the cores
+        runs on all at once, and they share the port): setup, latency and the beats of all."""
+        return self.dma_setup + self.dram_latency + self.beats(nbytes) * self.num_cores
 
     @functools.cached_property
     def _channels(self) -> dict:

@@ -198,7 +198,8 @@ def choose_tconv(g: ConvGeom, epi: Epilogue, hw: Hw, passes: int | None = None,
                        tiles * g.kh * g.kw * g.cin * grid.positions * eb + grid_b + acc_b),
                 "w": (loads - gathers, w_elems * eb),
                 "out": (nblk * tiles + g.oh * tiles + 1, grid_b + acc_b + out_b),
-                "res": (g.oh * tiles if epi.residual else 0, out_b if epi.residual else 0)})
+                "res": (g.oh * tiles if epi.residual else 0, out_b if epi.residual else 0)},
+                hw.num_cores)
             vector = tiles * nblk * parts * epi.cycles(hw, pn * m)
             start = hw.dma(grid.hg * grid.wg * g.cin * eb) * 2 + hw.dma(x_tap * eb) + \
                 hw.dma(w_tile * eb)
