@@ -133,6 +133,25 @@ class ConvLayer:
                                     [:, :, q0 - lo:q1 - lo, :])
 
 
+def split_rows(g: ConvGeom, cores: int, cols: int) -> bool:
+    """Whether a conv split over `cores` goes by output rows (each core loads its rows of the
+    input, with their halo, and all the weights) rather than by output-channel blocks (each
+    core loads the whole input and its blocks' weights): rows when there are too few blocks,
+    else whichever moves fewer DRAM bytes (the cores share the port). Grouped convs, and maps
+    with fewer rows than cores, go by blocks."""
+    if cores == 1:
+        return False
+    if ceil(g.cout / cols) < cores:
+        return True
+    if g.groups > 1 or g.oh < cores:
+        return False
+    per = ceil(g.oh / cores)
+    in_rows = min(g.h, (per - 1) * g.sh + (g.kh - 1) * g.dh + 1)
+    row_bytes = g.n * g.w * g.cin
+    weights = g.kh * g.kw * g.cin * g.cout
+    return cores * (in_rows * row_bytes + weights) < cores * g.h * row_bytes + weights
+
+
 # ------------------------------------------------------------------ the tile chooser
 
 def _load_rule(order: str, keys: str, n_s: int, n_j: int, n_q: int) -> tuple:

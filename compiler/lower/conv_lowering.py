@@ -8,7 +8,7 @@ from dataclasses import replace
 from ..errors import CompilerError
 from ..ir.graph import Node
 from ..ops import register_hook
-from .conv import ConvLayer, choose_schedule
+from .conv import ConvLayer, choose_schedule, split_rows
 from .copy import CopyLayer, copy_cycles, plan_copy
 from .epilogue import Epilogue
 from .fold import FoldCopyLayer, fold, make_fold_copy, with_fold_copy
@@ -73,12 +73,12 @@ def lower_conv(lw, n: Node) -> None:
 
 def per_core(lw, geom: ConvGeom, rows: bool = True) -> ConvGeom:
     """The share of one core, which sizes the tiles when layers are split over cores
-    (by output-channel blocks when there are enough, else by output rows)."""
+    (by output rows or output-channel blocks, conv.split_rows)."""
     cores = lw.hw.num_cores
     if cores == 1:
         return geom
     blocks = -(-geom.cout // lw.hw.cols)
-    if blocks >= cores or not rows or geom.groups > 1:
+    if not rows or geom.groups > 1 or not split_rows(geom, cores, lw.hw.cols):
         cout = -(-blocks // cores) * lw.hw.cols if blocks >= cores else geom.cout
         return replace(geom, cout=min(cout, geom.cout), groups=1) if geom.groups == 1 \
             else geom

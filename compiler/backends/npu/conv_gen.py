@@ -5,17 +5,17 @@ vector epilogue and a strided store of the output-channel block."""
 from __future__ import annotations
 
 from ...lower.cache import SlotCache
-from ...lower.conv import ConvLayer
+from ...lower.conv import ConvLayer, split_rows
 from .epilogue_gen import EpilogueCode
 from .generators import register_generator, split
 
 
 def conv_work(layer, hw, core: int, cores: int) -> list:
-    """Output-channel blocks when there are enough (each core its own weights), else output
-    rows."""
+    """Output-channel blocks (each core its own weights) or output rows (each core its own
+    input rows), as compiler.lower.conv.split_rows chose for the tile sizes."""
     tiles = layer.tiles(hw)
     blocks = sorted({t.c0 for t in tiles})
-    if len(blocks) >= cores or cores == 1:
+    if cores == 1 or not split_rows(layer.geom, cores, hw.cols):
         mine = set(split(blocks, cores, core))
         return [t for t in tiles if t.c0 in mine]
     spatial = sorted({(t.image, t.r0) for t in tiles})
