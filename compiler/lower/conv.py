@@ -77,6 +77,7 @@ class ConvLayer:
     note: str = ""
     useful_macs: int | None = None   # the model's MACs when a rewrite adds zero weights
     sub: tuple | None = None         # (h, w, sh, sw) of the input when loads subsample it
+    by_rows: bool | None = None      # split over cores by rows (None: split_rows decides)
 
     @property
     def inputs(self) -> list:

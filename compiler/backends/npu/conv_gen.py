@@ -15,7 +15,9 @@ def conv_work(layer, hw, core: int, cores: int) -> list:
     input rows), as compiler.lower.conv.split_rows chose for the tile sizes."""
     tiles = layer.tiles(hw)
     blocks = sorted({t.c0 for t in tiles})
-    if cores == 1 or not split_rows(layer.geom, cores, hw.cols):
+    by_rows = layer.by_rows if layer.by_rows is not None else \
+        split_rows(layer.geom, cores, hw.cols)
+    if cores == 1 or not by_rows:
         mine = set(split(blocks, cores, core))
         return [t for t in tiles if t.c0 in mine]
     spatial = sorted({(t.image, t.r0) for t in tiles})
