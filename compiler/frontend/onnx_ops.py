@@ -6,6 +6,7 @@ import numpy as np
 
 from ..ir.types import TensorType
 from .onnx_import import _array, _Importer, handler
+from .onnx_ops_act import binary
 
 
 # ---------------------------------------------------------------- window helpers
@@ -31,9 +32,27 @@ def _window_attrs(im: _Importer, in_hw: tuple, kernel: tuple, dilations=(1, 1)) 
     return {"strides": strides, "pads": p}
 
 
-def _no_ceil_mode(im: _Importer) -> None:
-    if im.attr("ceil_mode", 0):
-        im.fail("ceil_mode=1 is not supported; pad the bottom/right explicitly instead")
+def _ceil_pads(im: _Importer, in_hw: tuple, kernel: tuple, attrs: dict, dilations=(1, 1),
+               exact: bool = False) -> dict:
+    """ceil_mode=1 as extra bottom/right padding: the last window may hang over the edge but
+    must start inside the input or its left padding (ONNX's and PyTorch's rule). exact: the
+    extra padding would change the result (average pooling's divisor), so refuse it."""
+    if not im.attr("ceil_mode", 0):
+        return attrs
+    pads = list(attrs["pads"])
+    for i, (size, k, s, d) in enumerate(zip(in_hw, kernel, attrs["strides"], dilations)):
+        lo, hi = pads[i], pads[i + 2]
+        span = d * (k - 1) + 1
+        out = -(-(size + lo + hi - span) // s) + 1
+        if (out - 1) * s >= size + lo:
+            out -= 1
+        extra = max((out - 1) * s + span - (size + lo + hi), 0)
+        if extra and exact:
+            im.fail("ceil_mode=1 adds a partial window whose divisor counts only the input; "
+                    "the NPU scales every output by one constant (pad explicitly, or use "
+                    "ceil_mode=0)")
+        pads[i + 2] = hi + extra
+    return {**attrs, "pads": tuple(pads)}
 
 
 # ---------------------------------------------------------------- handlers
@@ -158,34 +177,37 @@ def _add(im: _Importer):
         b = y if bias.shape == im.consts[y].shape else im.constant(bias, f"{y}__bias")
         return im.emit("nn.bias_add", [x, b],
                        axis=1 if im.type_of(x).rank == 4 else -1)
-    im.emit("add", [x, y])
+    binary(im, "add", x, y)
 
 
 @handler("Mul")
 def _mul(im: _Importer):
-    im.emit("multiply", [im.input(0), im.input(1)])
+    binary(im, "mul", im.input(0), im.input(1))
 
 
 @handler("MaxPool")
 def _maxpool(im: _Importer):
     im.single_output()
-    _no_ceil_mode(im)
     if tuple(im.attr("dilations", [1, 1])) != (1, 1):
-        im.fail("dilated max pooling is not supported")
+        im.fail("dilated max pooling is not supported (the pool registers have no dilation)")
     kernel = tuple(im.attr("kernel_shape"))
     x = im.input(0)
+    hw = im.type_of(x).shape[2:]
     im.emit("nn.max_pool2d", [x], kernel=kernel,
-            **_window_attrs(im, im.type_of(x).shape[2:], kernel))
+            **_ceil_pads(im, hw, kernel, _window_attrs(im, hw, kernel)))
 
 
 @handler("AveragePool")
 def _avgpool(im: _Importer):
-    _no_ceil_mode(im)
+    if tuple(im.attr("dilations", [1, 1])) != (1, 1):
+        im.fail("dilated average pooling is not supported (the pool registers have no "
+                "dilation)")
     kernel = tuple(im.attr("kernel_shape"))
     x = im.input(0)
-    im.emit("nn.avg_pool2d", [x], kernel=kernel,
-            count_include_pad=bool(im.attr("count_include_pad", 0)),
-            **_window_attrs(im, im.type_of(x).shape[2:], kernel))
+    hw = im.type_of(x).shape[2:]
+    include = bool(im.attr("count_include_pad", 0))
+    attrs = _ceil_pads(im, hw, kernel, _window_attrs(im, hw, kernel), exact=include)
+    im.emit("nn.avg_pool2d", [x], kernel=kernel, count_include_pad=include, **attrs)
 
 
 @handler("GlobalAveragePool")
@@ -242,7 +264,25 @@ def _transpose(im: _Importer):
 @handler("Constant")
 def _constant(im: _Importer):
     import onnx.numpy_helper
-    value = im.attr("value")
-    if value is None:
-        im.fail("only the 'value' form of Constant is supported")
-    im.consts[im.node.output[0]] = _array(onnx.numpy_helper.to_array(value))
+    forms = {"value": lambda v: onnx.numpy_helper.to_array(v),
+             "value_float": lambda v: np.asarray(v, np.float32),
+             "value_floats": lambda v: np.asarray(v, np.float32),
+             "value_int": lambda v: np.asarray(v, np.int64),
+             "value_ints": lambda v: np.asarray(v, np.int64),
+             "sparse_value": _sparse_to_dense}
+    for a in im.node.attribute:
+        if a.name in forms:
+            im.consts[im.node.output[0]] = _array(forms[a.name](im.attr(a.name)))
+            return
+    im.fail(f"Constant has none of the forms {', '.join(forms)} (value_string(s) hold text, "
+            "not tensor data)")
+
+
+def _sparse_to_dense(sparse) -> np.ndarray:
+    import onnx.numpy_helper
+    values = onnx.numpy_helper.to_array(sparse.values)
+    idx = onnx.numpy_helper.to_array(sparse.indices)
+    dense = np.zeros(int(np.prod(sparse.dims)), values.dtype)
+    flat = idx if idx.ndim == 1 else np.ravel_multi_index(idx.T, tuple(sparse.dims))
+    dense[flat] = values
+    return dense.reshape(tuple(sparse.dims))

@@ -7,12 +7,17 @@ import numpy as np
 from ..ir.graph import Graph, Node
 from ..ops import get_hook, has_trait
 from ..ops.common import per_channel
-from ..ops.nn import batch_norm_scale_shift
 from .base import Pass, register_pass
+from .infer import infer_types
 from .rewrite import channel_axis, single_user
 
 # Output-channel axis of the weights, by kernel layout (dense weights, (in, out), have none).
 _WEIGHT_AXIS = {"OIHW": 0, "HWIO": 3, None: 1}
+
+
+def _scale_shift(graph: Graph, n: Node) -> tuple:
+    """The float64 per-channel (scale, shift) of an affine op (its 'affine' hook)."""
+    return get_hook(n.op, "affine")([graph.constants[v] for v in n.inputs[1:]], n.attrs)
 
 
 @register_pass("fold-bn")
@@ -25,11 +30,12 @@ class FoldBatchNorm(Pass):
     OPTIONS = {"standalone": "depthwise"}
 
     def run(self, graph: Graph, ctx) -> Graph:
-        for bn in [n for n in graph.nodes if n.op == "nn.batch_norm"]:
+        for bn in [n for n in graph.nodes if get_hook(n.op, "affine") is not None]:
             if not all(v in graph.constants for v in bn.inputs[1:]):
                 continue
             if not self._fold(graph, bn) and self.options["standalone"] == "depthwise":
                 self._to_depthwise(graph, bn)
+                infer_types(graph)  # a later affine op may fold into this new conv
         graph.prune()
         return graph
 
@@ -56,8 +62,7 @@ class FoldBatchNorm(Pass):
         if bias_node is not None and bias_node.attrs["axis"] % rank != axis:
             return False
 
-        scale, shift = batch_norm_scale_shift(*(graph.constants[v] for v in bn.inputs[1:]),
-                                              bn.attrs["epsilon"])
+        scale, shift = _scale_shift(graph, bn)
         w = graph.constants[lin.inputs[1]]
         waxis = _WEIGHT_AXIS[lin.attrs.get("kernel_layout")]
         # w * scale in float64, rounded once to w's dtype: one ufunc pass, no float64 copy
@@ -84,8 +89,7 @@ class FoldBatchNorm(Pass):
             return
         layout = "NCHW" if bn.attrs["axis"] % 4 == 1 else "NHWC"
         c = x.shape[1 if layout == "NCHW" else 3]
-        scale, shift = batch_norm_scale_shift(*(graph.constants[v] for v in bn.inputs[1:]),
-                                              bn.attrs["epsilon"])
+        scale, shift = _scale_shift(graph, bn)
         kl = "OIHW" if layout == "NCHW" else "HWIO"
         w = scale.astype(x.dtype).reshape((c, 1, 1, 1) if kl == "OIHW" else (1, 1, 1, c))
         w_name = graph.add_constant(f"{bn.name}.dw_weight", w)

@@ -1,0 +1,116 @@
+"""ONNX spatial handlers: Pad (attribute before opset 11, inputs from 11) and nearest
+Resize/Upsample by integer factors (see onnx_import)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .onnx_import import _Importer, handler
+
+
+@handler("Pad")
+def _pad(im: _Importer):
+    """Zero padding of H and W: a depthwise 1x1 conv of weight 1 with those pads (the NPU's
+    conv pads with zeros as it loads), exact in float and in int8."""
+    x = im.input(0)
+    xt = im.type_of(x)
+    mode = im.attr("mode", b"constant")
+    mode = mode.decode() if isinstance(mode, bytes) else mode
+    if im.opset < 11:
+        pads, value = list(im.attr("paddings" if im.opset < 2 else "pads")), \
+            float(im.attr("value", 0.0))
+    else:
+        pads = im.ints("pads", 1)
+        value = float(im.const(2, "constant_value").reshape(-1)[0]) if im.input(2) else 0.0
+        if im.input(3) is not None:  # opset 18: pads of the listed axes only
+            axes = [int(a) % xt.rank for a in im.ints("axes", 3)]
+            full = [0] * (2 * xt.rank)
+            for k, a in enumerate(axes):
+                full[a], full[a + xt.rank] = pads[k], pads[k + len(axes)]
+            pads = full
+    if mode != "constant" or value != 0.0:
+        im.fail(f"Pad mode '{mode}' with value {value}: only zero (constant) padding is "
+                "supported")
+    rank = xt.rank
+    begin, end = pads[:rank], pads[rank:]
+    if rank != 4 or any(begin[:2]) or any(end[:2]) or min(pads) < 0:
+        im.fail(f"pads {list(pads)} of {xt}: only non-negative padding of H and W of a 4-D "
+                "tensor is supported")
+    if not any(pads):
+        return im.emit("identity", [x])
+    c = xt.shape[1]
+    ones = im.constant(np.ones((c, 1, 1, 1), np.float32), "pad_identity")
+    im.emit("nn.conv2d", [x, ones], groups=c, pads=(begin[2], begin[3], end[2], end[3]))
+
+
+def _nearest_index(mode: str, nearest: str, out: int, size: int, scale: float) -> np.ndarray:
+    """The source index of every output index, as onnxruntime computes it."""
+    o = np.arange(out, dtype=np.float64)
+    x = {"half_pixel": (o + 0.5) / scale - 0.5,
+         "pytorch_half_pixel": (o + 0.5) / scale - 0.5 if out > 1 else 0 * o,
+         "asymmetric": o / scale,
+         "tf_half_pixel_for_nn": (o + 0.5) / scale,
+         "align_corners": o * (size - 1) / max(out - 1, 1)}[mode]
+    idx = {"round_prefer_floor": np.ceil(x - 0.5), "round_prefer_ceil": np.floor(x + 0.5),
+           "floor": np.floor(x), "ceil": np.ceil(x)}[nearest]
+    return np.clip(idx, 0, size - 1).astype(np.int64)
+
+
+def _upsample(im: _Importer, scales, sizes, mode: str, coord: str, nearest: str):
+    x = im.input(0)
+    shape = im.type_of(x).shape
+    if len(shape) != 4:
+        im.fail(f"only 4-D NCHW inputs are resized, got {list(shape)}")
+    if sizes is not None:
+        out = [int(s) for s in sizes]
+        scales = [o / i for o, i in zip(out, shape)]
+    else:
+        out = [int(np.floor(d * s)) for d, s in zip(shape, scales)]
+    if out[:2] != list(shape[:2]):
+        im.fail(f"resizing the batch or channel axes ({list(shape)} -> {out}) is not supported")
+    factors = [o // i for o, i in zip(out[2:], shape[2:])]
+    if any(o % i for o, i in zip(out[2:], shape[2:])):
+        im.fail(f"{list(shape)} -> {out}: only integer upsampling factors are supported")
+    if mode != "nearest":
+        im.fail(f"mode '{mode}' has no NPU lowering here (nearest upsampling only; export "
+                "the decoder with mode='nearest', or a ConvTranspose)")
+    for axis, f in zip((2, 3), factors):
+        idx = _nearest_index(coord, nearest, out[axis], shape[axis], scales[axis])
+        if not np.array_equal(idx, np.arange(out[axis]) // f):
+            im.fail(f"coordinate_transformation_mode '{coord}' with nearest_mode '{nearest}' "
+                    f"does not repeat each pixel {f} times along axis {axis}; not supported")
+    im.emit("upsample_nearest", [x], scales=tuple(factors))
+
+
+def _text(v, default: str) -> str:
+    v = default if v is None else v
+    return v.decode() if isinstance(v, bytes) else v
+
+
+@handler("Upsample")
+def _upsample_op(im: _Importer):
+    """Upsample (opsets 7-9; scales an attribute in 7, an input from 9): floor(o / scale)."""
+    scales = im.attr("scales") if im.opset < 9 else im.const(1, "scales").reshape(-1)
+    _upsample(im, [float(s) for s in scales], None, _text(im.attr("mode"), "nearest"),
+              "asymmetric", "floor")
+
+
+@handler("Resize")
+def _resize(im: _Importer):
+    """Resize (opset 10: scales as input 1, asymmetric floor; from 11: roi, scales, sizes
+    as inputs 1-3 and the coordinate and rounding modes as attributes)."""
+    mode = _text(im.attr("mode"), "nearest")
+    if im.opset < 11:
+        return _upsample(im, [float(s) for s in im.const(1, "scales").reshape(-1)], None,
+                         mode, "asymmetric", "floor")
+    scales = im.const(2, "scales").reshape(-1) if im.input(2) is not None else None
+    if scales is not None and scales.size == 0:
+        scales = None
+    sizes = im.const(3, "sizes").reshape(-1) if im.input(3) is not None else None
+    if scales is None and sizes is None:
+        im.fail("Resize needs constant scales or sizes")
+    if im.attr("axes") is not None:
+        im.fail("Resize with 'axes' (opset 18) is not supported")
+    _upsample(im, None if scales is None else [float(s) for s in scales], sizes, mode,
+              _text(im.attr("coordinate_transformation_mode"), "half_pixel"),
+              _text(im.attr("nearest_mode"), "round_prefer_floor"))
