@@ -11,20 +11,47 @@ from ..ir.verify import verify
 from ..ops import get_op
 
 _HANDLERS: dict = {}
+_INFO: dict = {}   # ONNX op -> (where it runs, note): what docs/onnx.md lists
+
+RUNS = {"npu": "NPU (int8 and fp16)", "int8": "NPU (int8: a vlut table; fp16 has no table op)",
+        "host": "host, as a graph's last op (after the NPU's output is dequantized)",
+        "import": "at import (folded to a constant, or the identity)"}
 
 
-def handler(*op_types):
+def handler(*op_types, runs: str = "npu", note: str = ""):
+    """Register the converter of ONNX `op_types`; `runs` (a RUNS key) and `note` are what
+    docs/onnx.md says of them."""
+    if runs not in RUNS:
+        raise ValueError(f"handler runs={runs!r} is not one of {', '.join(RUNS)}")
+
     def deco(fn):
         for t in op_types:
             _HANDLERS[t] = fn
+            _INFO[t] = (runs, note)
         return fn
     return deco
+
+
+def handler_info() -> dict:
+    """ONNX op -> (where it runs, note) for every supported op."""
+    supported_ops()
+    info = {op: _INFO[op] for op in _HANDLERS}
+    info.update({op: ("import", "shape subgraphs: folded when the input shapes are known")
+                 for op in _FOLDED if op not in info})
+    return dict(sorted(info.items()))
 
 
 def supported_ops() -> list:
     # the handlers register on import, one module per family
     from . import onnx_ops, onnx_ops_act, onnx_ops_shape, onnx_ops_spatial  # noqa: F401
     return sorted(_HANDLERS)
+
+
+# ops the importer folds to constants (onnx_fold) when their inputs are known; listed as
+# supported, with no handler of their own
+_FOLDED = {"Shape": None, "Size": None, "Gather": None, "ConstantOfShape": None,
+           "Range": None, "Equal": None, "Where": None, "Floor": None, "Ceil": None,
+           "Expand": None}
 
 
 class _Importer:
@@ -202,6 +229,10 @@ def import_onnx(model, input_shapes: dict | None = None, name: str | None = None
             im.fail(f"domain '{node.domain}' is not supported; supported ops (default "
                     f"domain): {', '.join(supported_ops())}")
         fn = _HANDLERS.get(node.op_type)
+        if fn is None and node.op_type in _FOLDED:
+            im.fail("it is folded to a constant only when its inputs are known at import "
+                    "(a shape subgraph); of a computed tensor it would not run on the NPU or "
+                    "the host")
         if fn is None:
             raise FrontendError(
                 f"ONNX node '{node.name or node.output[0]}' (#{i}): op '{node.op_type}' "

@@ -57,7 +57,7 @@ def _ceil_pads(im: _Importer, in_hw: tuple, kernel: tuple, attrs: dict, dilation
 
 # ---------------------------------------------------------------- handlers
 
-@handler("Conv")
+@handler("Conv", note="2-D; groups (depthwise), dilations, pads, auto_pad")
 def _conv(im: _Importer):
     x, w = im.input(0), im.input(1)
     wt = im.type_of(w)
@@ -73,7 +73,7 @@ def _conv(im: _Importer):
         im.emit("nn.bias_add", [out, im.input(2)], axis=1)
 
 
-@handler("Gemm")
+@handler("Gemm", note="transA, transB, alpha, beta; constant B becomes a dense layer")
 def _gemm(im: _Importer):
     a, alpha, beta = im.input(0), im.attr("alpha", 1.0), im.attr("beta", 1.0)
     if im.type_of(a).rank != 2:
@@ -109,7 +109,7 @@ def _gemm(im: _Importer):
         im.emit("add", [out, c])
 
 
-@handler("MatMul")
+@handler("MatMul", note="constant 2-D B (dense); two activations only on fp16")
 def _matmul(im: _Importer):
     a, b = im.input(0), im.input(1)
     if im.is_const(b) and im.type_of(b).rank == 2:
@@ -123,17 +123,18 @@ def _relu(im: _Importer):
     im.emit("nn.relu", [im.input(0)])
 
 
-@handler("Sigmoid")
+@handler("Sigmoid", runs="int8", note="fixed output scale 1/127")
 def _sigmoid(im: _Importer):
     im.emit("sigmoid", [im.input(0)])
 
 
-@handler("Identity")
+@handler("Identity", runs="import", note="removed by simplify")
 def _identity(im: _Importer):
     im.emit("identity", [im.input(0)])
 
 
-@handler("Dropout")
+@handler("Dropout", runs="import",
+         note="inference: the identity; the mask output may exist if nothing reads it")
 def _dropout(im: _Importer):
     im.single_output()
     ratio = im.attr("ratio", 0.5)
@@ -144,7 +145,7 @@ def _dropout(im: _Importer):
     im.emit("nn.dropout", [im.input(0)], rate=ratio)
 
 
-@handler("Clip")
+@handler("Clip", note="min/max attributes before opset 11, constant inputs from 11")
 def _clip(im: _Importer):
     if im.opset < 11:
         lo, hi = im.attr("min", -np.inf), im.attr("max", np.inf)
@@ -165,7 +166,9 @@ def _channel_bias(xt: TensorType, c: np.ndarray):
     return c.reshape(-1) if padded == expect else None
 
 
-@handler("Add")
+@handler("Add",
+         note="activations (one may broadcast: a stride-0 DMA copy), per-channel or scalar "
+         "constants (folded into the conv before, or a depthwise 1x1)")
 def _add(im: _Importer):
     x, y = im.input(0), im.input(1)
     if im.is_const(x) and not im.is_const(y):
@@ -180,12 +183,13 @@ def _add(im: _Importer):
     binary(im, "add", x, y)
 
 
-@handler("Mul")
+@handler("Mul", note="as Add; the SE block's (N,C,1,1) gate is broadcast by DMA")
 def _mul(im: _Importer):
     binary(im, "mul", im.input(0), im.input(1))
 
 
-@handler("MaxPool")
+@handler("MaxPool",
+         note="2-D; pads, auto_pad, ceil_mode; the Indices output only if unread; no dilations")
 def _maxpool(im: _Importer):
     im.single_output()
     if tuple(im.attr("dilations", [1, 1])) != (1, 1):
@@ -197,7 +201,9 @@ def _maxpool(im: _Importer):
             **_ceil_pads(im, hw, kernel, _window_attrs(im, hw, kernel)))
 
 
-@handler("AveragePool")
+@handler("AveragePool",
+         note="2-D; pads, auto_pad, ceil_mode; int8 needs count_include_pad=1 where there is "
+         "padding")
 def _avgpool(im: _Importer):
     if tuple(im.attr("dilations", [1, 1])) != (1, 1):
         im.fail("dilated average pooling is not supported (the pool registers have no "
@@ -215,7 +221,8 @@ def _gap(im: _Importer):
     im.emit("nn.global_avg_pool2d", [im.input(0)])
 
 
-@handler("BatchNormalization")
+@handler("BatchNormalization",
+         note="inference; folded into the conv/Gemm before it, else a depthwise 1x1")
 def _bn(im: _Importer):
     im.single_output()
     if im.attr("training_mode", 0):
@@ -224,12 +231,12 @@ def _bn(im: _Importer):
             axis=1)
 
 
-@handler("Flatten")
+@handler("Flatten", note="a reshape (no data moves)")
 def _flatten(im: _Importer):
     im.emit("flatten", [im.input(0)], axis=im.attr("axis", 1))
 
 
-@handler("Reshape")
+@handler("Reshape", note="constant or shape-computed target; 0 and -1")
 def _reshape(im: _Importer):
     x = im.input(0)
     shape = [int(d) for d in im.const(1, "shape").reshape(-1)]
@@ -239,12 +246,12 @@ def _reshape(im: _Importer):
     im.emit("reshape", [x], shape=tuple(shape))
 
 
-@handler("Concat")
+@handler("Concat", note="any axis; int8 requantizes each input to one scale")
 def _concat(im: _Importer):
     im.emit("concat", [v for v in im.node.input if v], axis=im.attr("axis"))
 
 
-@handler("Softmax")
+@handler("Softmax", runs="host", note="before opset 13 over the last axis only")
 def _softmax(im: _Importer):
     rank = im.type_of(im.input(0)).rank
     axis = im.attr("axis", -1 if im.opset >= 13 else 1)
@@ -254,14 +261,14 @@ def _softmax(im: _Importer):
     im.emit("nn.softmax", [im.input(0)], axis=axis)
 
 
-@handler("Transpose")
+@handler("Transpose", note="any permutation (strided DMA copy): ShuffleNet's channel shuffle")
 def _transpose(im: _Importer):
     x = im.input(0)
     perm = im.attr("perm", list(range(im.type_of(x).rank))[::-1])
     im.emit("transpose", [x], axes=tuple(perm))
 
 
-@handler("Constant")
+@handler("Constant", runs="import", note="value, value_float(s), value_int(s), sparse_value")
 def _constant(im: _Importer):
     import onnx.numpy_helper
     forms = {"value": lambda v: onnx.numpy_helper.to_array(v),

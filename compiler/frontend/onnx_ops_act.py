@@ -15,11 +15,12 @@ def _simple(op: str, **fixed):
     return convert
 
 
-handler("HardSwish")(_simple("hardswish"))
-handler("HardSigmoid")(_simple("hardsigmoid", alpha=("alpha", 0.2), beta=("beta", 0.5)))
-handler("LeakyRelu")(_simple("leaky_relu", alpha=("alpha", 0.01)))
-handler("Tanh")(_simple("tanh"))
-handler("Elu")(_simple("elu", alpha=("alpha", 1.0)))
+handler("HardSwish", runs="int8")(_simple("hardswish"))
+handler("HardSigmoid", runs="int8")(_simple("hardsigmoid", alpha=("alpha", 0.2),
+                                           beta=("beta", 0.5)))
+handler("LeakyRelu", runs="int8")(_simple("leaky_relu", alpha=("alpha", 0.01)))
+handler("Tanh", runs="int8")(_simple("tanh"))
+handler("Elu", runs="int8")(_simple("elu", alpha=("alpha", 1.0)))
 
 
 def _channel_vector(im: _Importer, x: str, c: np.ndarray):
@@ -95,17 +96,17 @@ def binary(im: _Importer, kind: str, x: str, y: str, output=None) -> str:
     return im.emit("multiply" if kind == "mul" else "add", [x, y], output)
 
 
-@handler("Sub")
+@handler("Sub", note="as Add; an activation minus another is add + a -1 scale (4-D)")
 def _sub(im: _Importer):
     binary(im, "sub", im.input(0), im.input(1))
 
 
-@handler("Div")
+@handler("Div", note="by a scalar or per-channel constant")
 def _div(im: _Importer):
     binary(im, "div", im.input(0), im.input(1))
 
 
-@handler("Sum")
+@handler("Sum", note="variadic: a chain of adds")
 def _sum(im: _Importer):
     """Variadic Sum (ResNet-50 v1 of the ONNX model zoo): a chain of adds."""
     ins = [v for v in im.node.input if v]
@@ -117,12 +118,12 @@ def _sum(im: _Importer):
     return acc
 
 
-@handler("Neg")
+@handler("Neg", note="a -1 channel scale (4-D, or after a conv/Gemm)")
 def _neg(im: _Importer):
     _affine(im, im.input(0), -1.0, 0.0)
 
 
-@handler("PRelu")
+@handler("PRelu", note="scalar slope: a table; per-channel: relu + scaled min(x, 0)")
 def _prelu(im: _Importer):
     """max(x, 0) + slope * min(x, 0): relu, plus a per-channel scale of clip(x, max=0)
     (a depthwise 1x1 conv after fold-bn, which fuse adds the relu to as its residual)."""
@@ -138,7 +139,7 @@ def _prelu(im: _Importer):
     im.emit("add", [scaled, pos])
 
 
-@handler("LRN")
+@handler("LRN", runs="int8", note="x*x, a banded 1x1 conv, a power table, a multiply")
 def _lrn(im: _Importer):
     """x / (bias + alpha/size * sum of x^2 over `size` channels) ** beta (AlexNet,
     GoogLeNet): x*x, a banded 1x1 conv summing the window, then a power table and a

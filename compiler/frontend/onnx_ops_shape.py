@@ -13,7 +13,7 @@ def _axes(im: _Importer, rank: int, attr_until: int, what: str = "axes") -> list
     return None if axes is None else sorted(int(a) % rank for a in axes)
 
 
-@handler("Squeeze")
+@handler("Squeeze", note="axes attribute before opset 13, input from 13")
 def _squeeze(im: _Importer):
     x = im.input(0)
     shape = im.type_of(x).shape
@@ -26,7 +26,7 @@ def _squeeze(im: _Importer):
     im.emit("reshape", [x], shape=tuple(d for i, d in enumerate(shape) if i not in axes))
 
 
-@handler("Unsqueeze")
+@handler("Unsqueeze", note="axes attribute before opset 13, input from 13")
 def _unsqueeze(im: _Importer):
     x = im.input(0)
     shape = list(im.type_of(x).shape)
@@ -38,7 +38,8 @@ def _unsqueeze(im: _Importer):
     im.emit("reshape", [x], shape=tuple(shape))
 
 
-@handler("Split")
+@handler("Split",
+         note="split attribute before 13, input from 13, num_outputs (18); strided DMA copies")
 def _split(im: _Importer):
     """Split into slices along `axis` (sizes: attribute before opset 13, input 1 from 13,
     or num_outputs / equal parts)."""
@@ -62,7 +63,7 @@ def _split(im: _Importer):
         start += int(size)
 
 
-@handler("Slice")
+@handler("Slice", note="step 1; attributes before opset 10, inputs from 10")
 def _slice(im: _Importer):
     """Slices with step 1 (starts/ends/axes as attributes before opset 10, inputs from 10);
     one slice op per sliced axis."""
@@ -92,7 +93,7 @@ def _slice(im: _Importer):
                       axis=a, start=s, end=e)
 
 
-@handler("Cast")
+@handler("Cast", runs="import", note="float to float of an activation; shape casts fold")
 def _cast(im: _Importer):
     """A cast between float types of an activation is the identity here (the NPU decides
     the data type); other casts of activations are not supported (shape casts fold)."""
@@ -104,7 +105,9 @@ def _cast(im: _Importer):
     im.emit("identity", [im.input(0)])
 
 
-@handler("ReduceMean")
+@handler("ReduceMean",
+         note="over H and W of a 4-D tensor (a global average pool); axes attribute before 18, "
+         "input from 18")
 def _reduce_mean(im: _Importer):
     """Mean over the spatial axes of a 4-D tensor (TensorFlow's and PyTorch's global
     average pool): a global average pool, reshaped when keepdims=0."""
@@ -121,7 +124,7 @@ def _reduce_mean(im: _Importer):
     im.emit("reshape", [pooled], shape=tuple(shape[:2]))
 
 
-@handler("GlobalMaxPool")
+@handler("GlobalMaxPool", note="a max pool over the whole image")
 def _global_max(im: _Importer):
     x = im.input(0)
     h, w = im.type_of(x).shape[2:]

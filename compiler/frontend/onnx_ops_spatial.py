@@ -8,7 +8,9 @@ import numpy as np
 from .onnx_import import _Importer, handler
 
 
-@handler("Pad")
+@handler("Pad",
+         note="zero padding of H, W: a depthwise identity conv; pads attribute before 11, inputs "
+         "from 11, axes (18)")
 def _pad(im: _Importer):
     """Zero padding of H and W: a depthwise 1x1 conv of weight 1 with those pads (the NPU's
     conv pads with zeros as it loads), exact in float and in int8."""
@@ -87,7 +89,8 @@ def _text(v, default: str) -> str:
     return v.decode() if isinstance(v, bytes) else v
 
 
-@handler("Upsample")
+@handler("Upsample",
+         note="nearest, integer factors (strided DMA copy); scales attribute in 7, input from 9")
 def _upsample_op(im: _Importer):
     """Upsample (opsets 7-9; scales an attribute in 7, an input from 9): floor(o / scale)."""
     scales = im.attr("scales") if im.opset < 9 else im.const(1, "scales").reshape(-1)
@@ -95,7 +98,9 @@ def _upsample_op(im: _Importer):
               "asymmetric", "floor")
 
 
-@handler("Resize")
+@handler("Resize",
+         note="nearest, integer factors, every coordinate mode that repeats pixels; opset 10 and "
+         "11+ inputs")
 def _resize(im: _Importer):
     """Resize (opset 10: scales as input 1, asymmetric floor; from 11: roi, scales, sizes
     as inputs 1-3 and the coordinate and rounding modes as attributes)."""

@@ -155,7 +155,6 @@ HOOKS = {
     "lower": "fn(lowerer, node): lowering to layers (compiler/lower/*)",
     "affine": "fn(constant inputs, attrs) -> (scale, shift) float64 per channel: fold-bn "
               "folds the op into the conv/dense before it, or makes it a depthwise 1x1 conv",
-    "onnx": "dict: the ONNX ops this op imports (docs/onnx.md is generated from it)",
 }
 
 _OPS: dict = {}
