@@ -244,9 +244,9 @@ def import_onnx(model, input_shapes: dict | None = None, name: str | None = None
     g.prune()
     verify(g)
     _check_declared_outputs(og, g)
-    _check_value_info(og, g)
     if path is not None:  # after the importer's own checks, which name the value exactly
         onnx_check.check_inferred(path, f"ONNX model '{path}'")
+    _check_value_info(og, g)  # what onnx's full check says of a file, for a ModelProto too
     return g
 
 
