@@ -45,6 +45,11 @@ register_hook("affine", "nn.batch_norm", value=_bn_affine)
 register_hook("affine", "nn.channel_affine",
               value=lambda consts, attrs: (np.asarray(consts[0], np.float64),
                                            np.asarray(consts[1], np.float64)))
+# a bias_add with no conv/dense before it (an ONNX Add of a per-channel constant after a
+# pool): scale 1; fold-bn leaves the ones right after a conv/dense to fuse
+register_hook("affine", "nn.bias_add",
+              value=lambda consts, attrs: (np.ones(np.shape(consts[0]), np.float64),
+                                           np.asarray(consts[0], np.float64)))
 register_hook("quantize_hint", "nn.channel_affine",
               value="run 'fold-bn' first (a per-channel scale of a 2-D tensor with no "
                     "dense before it has no NPU lowering)")

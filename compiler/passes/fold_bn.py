@@ -25,19 +25,31 @@ class FoldBatchNorm(Pass):
     """conv/dense (+ bias_add) + batch_norm -> conv/dense + bias_add with
     w' = w * gamma / sqrt(var + eps) (per output channel) and b' = (b - mean) * that + beta.
     A batch norm with no conv before it becomes a depthwise 1x1 conv + bias (standalone=
-    'depthwise'), which the NPU runs like any conv, or stays (standalone='keep')."""
+    'depthwise'), which the NPU runs like any conv, or stays (standalone='keep'). Every op
+    with an 'affine' hook folds the same way (channel_affine: an ONNX Mul/Sub/Div by a
+    constant; a bias_add with no conv/dense before it, which fuse would leave unfused)."""
 
     OPTIONS = {"standalone": "depthwise"}
 
     def run(self, graph: Graph, ctx) -> Graph:
         for bn in [n for n in graph.nodes if get_hook(n.op, "affine") is not None]:
-            if not all(v in graph.constants for v in bn.inputs[1:]):
+            if not all(v in graph.constants for v in bn.inputs[1:]) or \
+                    self._fused_later(graph, bn):
                 continue
             if not self._fold(graph, bn) and self.options["standalone"] == "depthwise":
                 self._to_depthwise(graph, bn)
                 infer_types(graph)  # a later affine op may fold into this new conv
         graph.prune()
         return graph
+
+    @staticmethod
+    def _fused_later(graph: Graph, n: Node) -> bool:
+        """A bias_add right after its conv/dense: fuse makes it that op's bias."""
+        if not has_trait(n.op, "bias_add"):
+            return False
+        lin = graph.producers().get(n.inputs[0])
+        return lin is not None and get_hook(lin.op, "fused_as") is not None and \
+            single_user(graph, n.inputs[0], graph.consumers()) is n
 
     def _fold(self, graph: Graph, bn: Node) -> bool:
         users, producers = graph.consumers(), graph.producers()

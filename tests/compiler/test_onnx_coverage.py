@@ -159,3 +159,21 @@ def test_docs_onnx_md_is_current():
     from compiler.frontend import onnx_docs
     assert onnx_docs.DOC.read_text() == onnx_docs.render(), \
         "docs/onnx.md is stale: run python -m compiler.frontend.onnx_docs"
+
+
+def test_constant_arithmetic_after_a_pool_runs_on_the_npu(tmp_path):
+    """Add/Mul/Sub of per-channel constants with no conv before them become depthwise 1x1
+    convs (fold-bn's 'affine' ops): quantized, simulated and bit-exact."""
+    from npusim import flow
+    c = np.array([1, -2, 3], F).reshape(1, 3, 1, 1)
+    m = model([N("MaxPool", ["x"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+               N("Add", ["p", "c"], ["a"]), N("Mul", ["a", "c"], ["b"]),
+               N("Sub", ["b", "c"], ["y"])], (1, 3, 8, 8), [("c", c)], 13)
+    m.graph.output[0].CopyFrom(helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                                             [1, 3, 4, 4]))
+    path = tmp_path / "affine.onnx"
+    onnx.save(m, str(path))
+    compiled = flow.compile(str(path), "npu-edge")
+    assert [n.op for n in compiled.module.graph.nodes].count("qnn.conv2d") == 1  # all three
+    v = flow.verify(compiled, flow.simulate(compiled))
+    assert v.bit_exact and v.snr_db > 30, v
