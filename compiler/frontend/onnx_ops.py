@@ -99,14 +99,17 @@ def _gemm(im: _Importer):
         if im.is_const(c):
             cv = im.consts[c] * np.float32(beta)
             n = im.type_of(out).shape[1]
+            if cv.size == 1:  # a scalar bias: the same value for every output feature
+                cv = np.full(n, cv.reshape(-1)[0], np.float32)
             if cv.size == n and cv.shape in ((n,), (1, n)):
-                b = c if beta == 1.0 and cv.shape == (n,) else im.constant(cv.reshape(n),
-                                                                          f"{c}__bias")
+                b = c if beta == 1.0 and im.consts[c].shape == (n,) else im.constant(
+                    cv.reshape(n), f"{c}__bias")
                 return im.emit("nn.bias_add", [out, b], axis=-1)
-            c = im.constant(cv.astype(np.float32), f"{c}__c")
+            im.fail(f"C {list(cv.shape)} is not one value per output feature ({n}); a "
+                    "constant that varies over the batch has no NPU form")
         elif beta != 1.0:
             im.fail("beta != 1 needs a constant C")
-        im.emit("add", [out, c])
+        binary(im, "add", out, c)
 
 
 @handler("MatMul", note="constant 2-D B (dense); two activations only on fp16")

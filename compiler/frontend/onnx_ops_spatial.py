@@ -73,15 +73,39 @@ def _upsample(im: _Importer, scales, sizes, mode: str, coord: str, nearest: str)
     factors = [o // i for o, i in zip(out[2:], shape[2:])]
     if any(o % i for o, i in zip(out[2:], shape[2:])):
         im.fail(f"{list(shape)} -> {out}: only integer upsampling factors are supported")
+    if mode == "linear":
+        return _bilinear2x(im, x, factors, coord)
     if mode != "nearest":
-        im.fail(f"mode '{mode}' has no NPU lowering here (nearest upsampling only; export "
-                "the decoder with mode='nearest', or a ConvTranspose)")
+        im.fail(f"mode '{mode}' has no NPU lowering here (nearest upsampling by integer "
+                "factors, bilinear by 2 with half-pixel centres)")
     for axis, f in zip((2, 3), factors):
         idx = _nearest_index(coord, nearest, out[axis], shape[axis], scales[axis])
         if not np.array_equal(idx, np.arange(out[axis]) // f):
             im.fail(f"coordinate_transformation_mode '{coord}' with nearest_mode '{nearest}' "
                     f"does not repeat each pixel {f} times along axis {axis}; not supported")
     im.emit("upsample_nearest", [x], scales=tuple(factors))
+
+
+# 1-D bilinear upsampling by 2 with half-pixel centres, after nearest upsampling by 2 with one
+# repeated border pixel: out[m] = (u[m] + 2 u[m + 1] + u[m + 2]) / 4 (out[2i] = x[i-1]/4 +
+# 3 x[i]/4 and out[2i+1] = 3 x[i]/4 + x[i+1]/4, the borders clamped as onnxruntime does)
+_BILINEAR_TAPS = np.array([0.25, 0.5, 0.25], np.float32)
+
+
+def _bilinear2x(im: _Importer, x: str, factors, coord: str):
+    """Bilinear 2x (PyTorch's align_corners=False): a nearest 2x with a repeated border, then
+    a fixed depthwise 3x3 conv, both NPU ops."""
+    shape = im.type_of(x).shape
+    if tuple(factors) != (2, 2) or coord not in ("half_pixel", "pytorch_half_pixel") or \
+            min(shape[2:]) < 2:
+        im.fail(f"linear resize by {tuple(factors)} with coordinate_transformation_mode "
+                f"'{coord}': only 2x with half-pixel centres (PyTorch align_corners=False) is "
+                "lowered")
+    c = shape[1]
+    up = im.emit("upsample_nearest", [x], im.tmp("up"), scales=(2, 2), edge=1)
+    k = np.outer(_BILINEAR_TAPS, _BILINEAR_TAPS).astype(np.float32)
+    w = im.constant(np.broadcast_to(k, (c, 1, 3, 3)).copy(), "bilinear")
+    return im.emit("nn.conv2d", [up, w], groups=c)
 
 
 def _text(v, default: str) -> str:
@@ -98,9 +122,9 @@ def _upsample_op(im: _Importer):
               "asymmetric", "floor")
 
 
-@handler("Resize",
-         note="nearest, integer factors, every coordinate mode that repeats pixels; opset 10 and "
-         "11+ inputs")
+@handler("Resize", note="nearest by integer factors (every coordinate mode that repeats "
+         "pixels); linear by 2 with half-pixel centres (a depthwise 3x3 after a nearest 2x); "
+         "opset 10 and 11+ inputs")
 def _resize(im: _Importer):
     """Resize (opset 10: scales as input 1, asymmetric floor; from 11: roi, scales, sizes
     as inputs 1-3 and the coordinate and rounding modes as attributes)."""

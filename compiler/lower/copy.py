@@ -134,10 +134,10 @@ def plan_copy(shape: tuple, perm: tuple, capacity: int, name: str = "") -> list:
 
 
 def plan_strided(dims: list, capacity: int, src_base: int = 0, name: str = "",
-                 what: str = "") -> list:
+                 what: str = "", dst_base: int = 0) -> list:
     """Chunks of loads/stores over `dims`, outer -> inner (count, source stride, destination
-    stride) in elements, the source starting at `src_base`: a permutation, a slice (an
-    offset and the source's strides) or a broadcast (source stride 0: DMA reads repeat)."""
+    stride) in elements, from `src_base` to `dst_base`: a permutation, a slice (an offset
+    and the source's strides) or a broadcast (source stride 0: DMA reads repeat)."""
     shape_note = what or f"over dims {dims}"
     dims = [d for d in dims if d[0] > 1]
     dims = _merge(dims[::-1])[::-1]           # outer -> inner, merged where both agree
@@ -172,7 +172,7 @@ def plan_strided(dims: list, capacity: int, src_base: int = 0, name: str = "",
     chunks = []
     for idx in itertools.product(*(range(d[0]) for d in outer)):
         src0 = src_base + sum(i * d[1] for i, d in zip(idx, outer))
-        dst0 = sum(i * d[2] for i, d in zip(idx, outer))
+        dst0 = dst_base + sum(i * d[2] for i, d in zip(idx, outer))
         chunks.append(Chunk(elems, tuple(_dmas([(d[0], d[1]) for d in inner], src0)),
                             tuple(_dmas([(d[0], d[2]) for d in inner], dst0))))
     return chunks

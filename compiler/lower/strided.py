@@ -11,9 +11,16 @@ from .copy import CopyLayer, _strides, plan_strided
 
 def _append(lw, n, x: str, dims: list, src_base: int = 0) -> None:
     """A copy layer of node `n` from `x` over `dims` (count, source stride, output stride)."""
+    _append_pieces(lw, n, x, [(dims, src_base, 0)])
+
+
+def _append_pieces(lw, n, x: str, pieces: list) -> None:
+    """A copy layer of node `n` from `x`: each piece (dims, source base, output base)."""
     shape = lw.g.type_of(x).shape
-    chunks = plan_strided(dims, lw.hw.buffer_elems["ibuf"] // 2, src_base, n.name,
-                          f"of {n.op} {shape} -> {lw.g.type_of(n.output).shape}")
+    what = f"of {n.op} {shape} -> {lw.g.type_of(n.output).shape}"
+    chunks = [c for dims, src, dst in pieces
+              for c in plan_strided(dims, lw.hw.buffer_elems["ibuf"] // 2, src, n.name, what,
+                                    dst)]
     # kind: the C-like backends' copy kernel reads shape/perm, which these layers do not fill
     lw.layers.append(CopyLayer(n.name, x, n.output, shape, tuple(range(len(shape))), chunks,
                                kind="strided_copy"))
@@ -37,12 +44,25 @@ def lower_expand(lw, n) -> None:
     _append(lw, n, x, list(zip(out, src, _strides(out))))
 
 
+def _axis_pieces(size: int, factor: int, edge: int, src_stride: int, dst_stride: int):
+    """One axis of an upsampling with `edge` repeated border pixels: (dims, source offset,
+    output offset) per piece - the border before, the repeated body, the border after."""
+    body = [(size, src_stride, factor * dst_stride), (factor, 0, dst_stride)]
+    if not edge:
+        return [(body, 0, 0)]
+    return [([(1, 0, dst_stride)], 0, 0), (body, 0, dst_stride),
+            ([(1, 0, dst_stride)], (size - 1) * src_stride, (factor * size + 1) * dst_stride)]
+
+
 @register_hook("lower", "upsample_nearest")
 def lower_upsample(lw, n) -> None:
     x = n.inputs[0]
     nb, h, w, c = lw.g.type_of(x).shape  # NHWC (convert-layout runs windowed ops NHWC)
     sh, sw = n.attrs["scales"]
-    src = _strides((nb, h, w, c))
-    out = (nb, h, sh, w, sw, c)  # row-major, this is the (n, h*sh, w*sw, c) output
-    dims = list(zip(out, (src[0], src[1], 0, src[2], 0, 1), _strides(out)))
-    _append(lw, n, x, dims)
+    _, oh, ow, _ = lw.g.type_of(n.output).shape
+    e = n.attrs.get("edge", 0)
+    rows = _axis_pieces(h, sh, e, w * c, ow * c)
+    cols = _axis_pieces(w, sw, e, c, c)
+    pieces = [([(nb, h * w * c, oh * ow * c)] + rd + cd + [(c, 1, 1)], rs + cs, ro + co)
+              for rd, rs, ro in rows for cd, cs, co in cols]
+    _append_pieces(lw, n, x, pieces)

@@ -57,19 +57,27 @@ register_op(OpDef("expand_as", ("data", "like"), expand_type,
 def upsample_type(types, a) -> TensorType:
     n, c, h, w = nchw(types[0], a["layout"])
     sh, sw = a["scales"]
-    return make(n, c, h * sh, w * sw, a["layout"], types[0].dtype)
+    e = a["edge"]
+    return make(n, c, h * sh + 2 * e, w * sw + 2 * e, a["layout"], types[0].dtype)
 
 
 def upsample_compute(arr, a):
     sh, sw = a["scales"]
     hw = (2, 3) if a["layout"] == "NCHW" else (1, 2)
-    return np.repeat(np.repeat(arr[0], sh, axis=hw[0]), sw, axis=hw[1])
+    y = np.repeat(np.repeat(arr[0], sh, axis=hw[0]), sw, axis=hw[1])
+    if a["edge"]:
+        pads = [(0, 0)] * 4
+        pads[hw[0]] = pads[hw[1]] = (a["edge"], a["edge"])
+        y = np.pad(y, pads, mode="edge")
+    return y
 
 
 register_op(OpDef("upsample_nearest", ("data",), upsample_type, upsample_compute,
-                  (Attr("scales", "ints", REQUIRED, length=2, min=1), LAYOUT_ATTR),
+                  (Attr("scales", "ints", REQUIRED, length=2, min=1),
+                   Attr("edge", "int", 0, choices=(0, 1)), LAYOUT_ATTR),
                   doc="nearest-neighbour upsampling by integer factors (ONNX Resize/Upsample, "
-                      "mode nearest)",
+                      "mode nearest), with `edge` border pixels repeated around it (bilinear "
+                      "resize is this and a fixed depthwise 3x3 conv)",
                   traits=("windowed", "any_dtype")))
 
 

@@ -191,9 +191,9 @@ def mobilenet_v3(opset: int = 14):
 
 
 def unet_fpn(opset: int = 13):
-    """A small U-Net/FPN decoder: encoder convs and max pools, nearest Resize (scales input,
-    PyTorch's asymmetric/floor and the half_pixel default) and Upsample-free skips
-    concatenated on channels, Squeeze/Unsqueeze (axes inputs)."""
+    """A small U-Net/FPN decoder: encoder convs and max pools, Resize (scales input) nearest
+    as PyTorch exports it (asymmetric, floor) and bilinear (pytorch_half_pixel), skips
+    concatenated on channels and added, Squeeze/Unsqueeze (axes inputs)."""
     n = Net(7)
     e1 = n.node("Relu", [n.conv("x", 3, 8, 3)])
     e2 = n.node("Relu", [n.conv(n.node("MaxPool", [e1], kernel_shape=[2, 2], strides=[2, 2]),
@@ -206,7 +206,7 @@ def unet_fpn(opset: int = 13):
                nearest_mode="floor")
     d2 = n.node("Relu", [n.conv(n.node("Concat", [u, e2], axis=1), 16, 8, 3)])
     u = n.node("Resize", [d2, empty, n.const(np.array([1, 1, 2, 2], np.float32), "sc")],
-               mode="nearest")
+               mode="linear", coordinate_transformation_mode="pytorch_half_pixel")
     d1 = n.node("Relu", [n.conv(n.node("Add", [u, e1]), 8, 4, 3)])
     y = n.conv(d1, 4, 1, 1)
     y = n.node("Squeeze", [y, n.const(np.array([1], np.int64), "ax")])
