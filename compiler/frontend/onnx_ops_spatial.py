@@ -143,3 +143,93 @@ def _resize(im: _Importer):
     _upsample(im, None if scales is None else [float(s) for s in scales], sizes, mode,
               _text(im.attr("coordinate_transformation_mode"), "half_pixel"),
               _text(im.attr("nearest_mode"), "round_prefer_floor"))
+
+
+@handler("DepthToSpace", note="DCR and CRD modes; a strided DMA copy")
+def _depth_to_space(im: _Importer):
+    mode = _text(im.attr("mode"), "DCR")
+    im.emit("depth_to_space", [im.input(0)], block=int(im.attr("blocksize")), mode=mode)
+
+
+def _phase_taps(k: int, s: int, pad: int, p: int) -> tuple:
+    """One axis of output phase p (outputs o = s*q + p) of a transposed conv: (kernel taps,
+    in order of a correlation, and its left padding). Output o reads input i through tap
+    o + pad - s*i; in phase p those are taps r, r + s, ... (r = (p + pad) % s)."""
+    r = (p + pad) % s
+    taps = list(range(r, k, s))[::-1]          # correlation order: the last tap reads first
+    d = (p + pad - r) // s                     # input index offset of tap r
+    return taps, len(taps) - 1 - d
+
+
+@handler("ConvTranspose", note="2-D, strides, pads, output_padding, groups: one conv per "
+         "stride phase, interleaved by a depth_to_space copy")
+def _conv_transpose(im: _Importer):
+    """y[o] = sum x[i] w[o + pad - s*i]: for each of the s*s output phases an ordinary conv
+    with the phase's taps (flipped), concatenated on channels and interleaved by
+    depth_to_space; exact in float, and NPU ops all."""
+    x, w = im.input(0), im.const(1, "W")
+    xt = im.type_of(x)
+    if w.ndim != 4 or xt.rank != 4:
+        im.fail(f"only 2-D transposed convolution is supported, weights are {list(w.shape)}")
+    if tuple(im.attr("dilations", [1, 1])) != (1, 1):
+        im.fail("dilated ConvTranspose is not supported")
+    g = int(im.attr("group", 1))
+    cin, cout_g, kh, kw = w.shape
+    cout = cout_g * g
+    sh, sw = im.attr("strides", [1, 1])
+    opad = list(im.attr("output_padding", [0, 0]))
+    h, wd = xt.shape[2:]
+    pads = _transpose_pads(im, (h, wd), (sh, sw), (kh, kw), opad)
+    out = [(n - 1) * s + k - pb - pe + op for n, s, k, pb, pe, op in
+           zip((h, wd), (sh, sw), (kh, kw), pads[:2], pads[2:], opad)]
+    # every phase computes ceil(out / s) outputs; the extra ones are sliced off at the end
+    qh, qw = -(-out[0] // sh), -(-out[1] // sw)
+    bias = im.input(2)
+    phases = []
+    for ph in range(sh):
+        for pw in range(sw):
+            th, lh = _phase_taps(kh, sh, pads[0], ph)
+            tw, lw = _phase_taps(kw, sw, pads[1], pw)
+            rh, rw = qh - h - lh + len(th) - 1, qw - wd - lw + len(tw) - 1
+            if not th or not tw or min(lh, lw, rh, rw) < 0:
+                im.fail(f"stride phase ({ph}, {pw}) of kernel {kh}x{kw}, strides ({sh}, {sw}), "
+                        f"pads {pads} has no taps or crops its input; not supported")
+            # OIHW conv weights of each group: W[o, i] = w[i, o] at the phase's taps
+            k = w[:, :, th][:, :, :, tw]                       # (cin, cout_g, jh, jw)
+            k = k.reshape(g, cin // g, cout_g, len(th), len(tw)).transpose(0, 2, 1, 3, 4)
+            k = np.ascontiguousarray(k.reshape(cout, cin // g, len(th), len(tw)))
+            y = im.emit("nn.conv2d", [x, im.constant(k.astype(np.float32), "ct_phase")],
+                        im.tmp(f"phase{ph}{pw}"), groups=g, pads=(lh, lw, rh, rw))
+            if bias is not None:
+                y = im.emit("nn.bias_add", [y, im.materialize(bias)], im.tmp(f"bias{ph}{pw}"),
+                            axis=1)
+            phases.append(y)
+    if (sh, sw) == (1, 1):
+        return im.emit("identity", phases)
+    cat = im.emit("concat", phases, im.tmp("phases"), axis=1)
+    if (qh * sh, qw * sw) == tuple(out):
+        return im.emit("depth_to_space", [cat], block=sh, block_w=sw, mode="DCR")
+    y = im.emit("depth_to_space", [cat], im.tmp("interleaved"), block=sh, block_w=sw,
+                mode="DCR")
+    if qh * sh != out[0]:
+        y = im.emit("slice", [y], None if qw * sw == out[1] else im.tmp("rows"), axis=2,
+                    start=0, end=out[0])
+    if qw * sw != out[1]:
+        im.emit("slice", [y], axis=3, start=0, end=out[1])
+
+
+def _transpose_pads(im: _Importer, in_hw, strides, kernel, opad) -> list:
+    """ConvTranspose pads: the attribute, or derived from output_shape / auto_pad as the
+    ONNX spec says (total = s*(in-1) + output_padding + k - out, split by auto_pad)."""
+    auto = _text(im.attr("auto_pad"), "NOTSET")
+    shape = im.attr("output_shape")
+    if shape is None and auto in ("NOTSET", "VALID"):
+        return list(im.attr("pads", [0, 0, 0, 0])) if auto == "NOTSET" else [0, 0, 0, 0]
+    want = list(shape)[-2:] if shape is not None else [n * s for n, s in zip(in_hw, strides)]
+    total = [s * (n - 1) + op + k - o for n, s, k, op, o in
+             zip(in_hw, strides, kernel, opad, want)]
+    if auto == "SAME_UPPER":
+        begin = [t // 2 for t in total]
+    else:
+        begin = [t - t // 2 for t in total]
+    return begin + [t - b for t, b in zip(total, begin)]

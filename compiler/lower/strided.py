@@ -66,3 +66,14 @@ def lower_upsample(lw, n) -> None:
     pieces = [([(nb, h * w * c, oh * ow * c)] + rd + cd + [(c, 1, 1)], rs + cs, ro + co)
               for rd, rs, ro in rows for cd, cs, co in cols]
     _append_pieces(lw, n, x, pieces)
+
+
+@register_hook("lower", "depth_to_space")
+def lower_depth_to_space(lw, n) -> None:
+    from ..ops.movement import _d2s_perm, d2s_view
+    from .copy import plan_copy
+    x = n.inputs[0]
+    view = d2s_view(lw.g.type_of(x).shape, n.attrs)  # of the NHWC input
+    perm = _d2s_perm(n.attrs)
+    chunks = plan_copy(view, perm, lw.hw.buffer_elems["ibuf"] // 2, n.name)
+    lw.layers.append(CopyLayer(n.name, x, n.output, view, perm, chunks))

@@ -96,3 +96,50 @@ def _quantize_upsample(qz, n) -> None:
 
 register_hook("quantize", "slice", "expand_as", value=_quantize_move)
 register_hook("quantize", "upsample_nearest", value=_quantize_upsample)
+
+
+# ---------------------------------------------------------------- depth to space
+def _d2s_perm(a) -> tuple:
+    """The permutation of the (n, h, w, s, s, c) [DCR] / (n, h, w, c, s, s) [CRD] view of an
+    NHWC input that gives the (n, h, s, w, s, c) output."""
+    return (0, 1, 3, 2, 4, 5) if a["mode"] == "DCR" else (0, 1, 4, 2, 5, 3)
+
+
+def d2s_blocks(a) -> tuple:
+    return a["block"], a["block_w"] or a["block"]
+
+
+def d2s_view(nhwc_shape, a) -> tuple:
+    """The 6-D view of an NHWC input whose _d2s_perm is the output."""
+    n, h, w, c = nhwc_shape
+    bh, bw = d2s_blocks(a)
+    return (n, h, w, bh, bw, c // (bh * bw)) if a["mode"] == "DCR" else \
+        (n, h, w, c // (bh * bw), bh, bw)
+
+
+def d2s_type(types, a) -> TensorType:
+    n, c, h, w = nchw(types[0], a["layout"])
+    bh, bw = d2s_blocks(a)
+    if c % (bh * bw):
+        raise OpError(f"depth_to_space blocks {bh}x{bw}: {c} channels do not divide by "
+                      f"{bh * bw}")
+    return make(n, c // (bh * bw), h * bh, w * bw, a["layout"], types[0].dtype)
+
+
+def d2s_compute(arr, a):
+    x = arr[0]
+    nhwc = x.transpose(0, 2, 3, 1) if a["layout"] == "NCHW" else x
+    n, h, w, c = nhwc.shape
+    bh, bw = d2s_blocks(a)
+    y = nhwc.reshape(d2s_view(nhwc.shape, a)).transpose(_d2s_perm(a))
+    y = y.reshape(n, h * bh, w * bw, c // (bh * bw))
+    return np.ascontiguousarray(y.transpose(0, 3, 1, 2) if a["layout"] == "NCHW" else y)
+
+
+register_op(OpDef("depth_to_space", ("data",), d2s_type, d2s_compute,
+                  (Attr("block", "int", REQUIRED, min=1), Attr("block_w", "int", 0, min=0),
+                   Attr("mode", "str", "DCR", choices=("DCR", "CRD")), LAYOUT_ATTR),
+                  doc="channels to blocks of block x block_w pixels (block_w 0: square; ONNX "
+                      "DepthToSpace, and the interleave of a ConvTranspose's stride phases)",
+                  traits=("windowed", "any_dtype")))
+register_hook("quantize", "depth_to_space", value=_quantize_upsample)

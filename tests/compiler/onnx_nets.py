@@ -191,9 +191,10 @@ def mobilenet_v3(opset: int = 14):
 
 
 def unet_fpn(opset: int = 13):
-    """A small U-Net/FPN decoder: encoder convs and max pools, Resize (scales input) nearest
-    as PyTorch exports it (asymmetric, floor) and bilinear (pytorch_half_pixel), skips
-    concatenated on channels and added, Squeeze/Unsqueeze (axes inputs)."""
+    """A small U-Net/FPN decoder: encoder convs and max pools; decoder upsampling by Resize
+    nearest as PyTorch exports it (asymmetric, floor), by ConvTranspose (kernel 2, stride 2)
+    and by bilinear Resize (pytorch_half_pixel) for a side output; skips concatenated on
+    channels and added; Squeeze/Unsqueeze (axes inputs)."""
     n = Net(7)
     e1 = n.node("Relu", [n.conv("x", 3, 8, 3)])
     e2 = n.node("Relu", [n.conv(n.node("MaxPool", [e1], kernel_shape=[2, 2], strides=[2, 2]),
@@ -205,10 +206,14 @@ def unet_fpn(opset: int = 13):
                mode="nearest", coordinate_transformation_mode="asymmetric",
                nearest_mode="floor")
     d2 = n.node("Relu", [n.conv(n.node("Concat", [u, e2], axis=1), 16, 8, 3)])
-    u = n.node("Resize", [d2, empty, n.const(np.array([1, 1, 2, 2], np.float32), "sc")],
-               mode="linear", coordinate_transformation_mode="pytorch_half_pixel")
+    wt = n.const((n.r.standard_normal((8, 8, 2, 2)) / 4).astype(np.float32), "wt")
+    u = n.node("ConvTranspose", [d2, wt, n.const(np.zeros(8, np.float32), "bt")],
+               kernel_shape=[2, 2], strides=[2, 2])
     d1 = n.node("Relu", [n.conv(n.node("Add", [u, e1]), 8, 4, 3)])
-    y = n.conv(d1, 4, 1, 1)
+    side = n.node("Resize", [n.conv(d2, 8, 1, 1), empty,
+                             n.const(np.array([1, 1, 2, 2], np.float32), "sc")],
+                  mode="linear", coordinate_transformation_mode="pytorch_half_pixel")
+    y = n.node("Add", [n.conv(d1, 4, 1, 1), side])
     y = n.node("Squeeze", [y, n.const(np.array([1], np.int64), "ax")])
     y = n.node("Unsqueeze", [y, n.const(np.array([1], np.int64), "ax")])
     return n.model((1, 3, 16, 16), n.node("Sigmoid", [y]), opset)

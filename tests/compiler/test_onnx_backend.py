@@ -22,7 +22,8 @@ TARGET = "npu-edge -dtype=fp16"
 WEIGHTS = {"Conv": (1, 2), "Gemm": (1, 2), "BatchNormalization": (1, 2, 3, 4), "MatMul": (1,),
            "Clip": (1, 2), "Reshape": (1,), "Squeeze": (1,), "Unsqueeze": (1,), "Split": (1,),
            "Slice": (1, 2, 3, 4), "Pad": (1, 2, 3), "ReduceMean": (1,), "Resize": (1, 2, 3),
-           "Upsample": (1,), "PRelu": (1,), "Dropout": (1, 2)}
+           "Upsample": (1,), "PRelu": (1,), "Dropout": (1, 2),
+           "ConvTranspose": (1, 2)}
 
 INCLUDE = [
     r"test_relu_", r"test_add_cpu", r"test_mul_cpu", r"test_mul_example_", r"test_clip_",
@@ -36,7 +37,7 @@ INCLUDE = [
     r"test_constant_pad", r"test_leakyrelu", r"test_hardswish", r"test_hardsigmoid",
     r"test_elu", r"test_tanh", r"test_prelu", r"test_reduce_mean_", r"test_resize_upsample",
     r"test_upsample_nearest", r"test_cast_FLOAT_to_FLOAT16", r"test_gemm_",
-    r"test_batchnorm_", r"test_dropout_"
+    r"test_batchnorm_", r"test_dropout_", r"test_convtranspose", r"test_depthtospace"
 ]
 
 # excluded on purpose, with the reason (each is a pattern on the test name)
@@ -57,6 +58,10 @@ EXCLUDE = {
     r"test_averagepool_2d_ceil": "ceil_mode's partial window, averaged over its valid elements "
         "only (count_include_pad=0), divides differently at the border; the NPU scales every "
         "output by one constant",
+    r"test_convtranspose_(1d|3d)": "1-D and 3-D transposed convolutions: the NPU convolves 2-D",
+    r"test_convtranspose_dilations": "dilated ConvTranspose is not imported",
+    r"test_convtranspose_pads": "a stride phase whose taps start past its input (pads larger "
+        "than the kernel's reach) would need a cropped input",
     r"test_maxpool_with_argmax": "the test reads MaxPool's Indices output",
     r"test_dropout_default_mask": "the test reads Dropout's mask output",
     r"test_(elu|hardsigmoid|hardswish|leakyrelu|tanh|lrn)": "a 256-entry int8 table (vlut) on the "
