@@ -205,8 +205,8 @@ def _maxpool(im: _Importer):
 
 
 @handler("AveragePool",
-         note="2-D; pads, auto_pad, ceil_mode; int8 needs count_include_pad=1 where there is "
-         "padding")
+         note="2-D; pads, auto_pad, ceil_mode; count_include_pad=0 with padding (Inception's, "
+         "ShuffleNet's): the padded average times a table of window size / valid count")
 def _avgpool(im: _Importer):
     if tuple(im.attr("dilations", [1, 1])) != (1, 1):
         im.fail("dilated average pooling is not supported (the pool registers have no "
@@ -216,7 +216,23 @@ def _avgpool(im: _Importer):
     hw = im.type_of(x).shape[2:]
     include = bool(im.attr("count_include_pad", 0))
     attrs = _ceil_pads(im, hw, kernel, _window_attrs(im, hw, kernel), exact=include)
-    im.emit("nn.avg_pool2d", [x], kernel=kernel, count_include_pad=include, **attrs)
+    if include or not any(attrs["pads"]):
+        return im.emit("nn.avg_pool2d", [x], kernel=kernel, count_include_pad=include, **attrs)
+    _avg_excluding_pads(im, x, kernel, attrs)
+
+
+def _avg_excluding_pads(im: _Importer, x: str, kernel: tuple, attrs: dict) -> str:
+    """Average pooling that leaves the padding out of each window's count, as NPU ops: the
+    padded average (one divisor) times k*k / count, where count/(k*k) is that same pooling of
+    a tensor of ones (a table of x that maps every value to 1, whatever x's scale) and the
+    reciprocal a table (power -1)."""
+    avg = im.emit("nn.avg_pool2d", [x], im.tmp("avg"), kernel=kernel, count_include_pad=True,
+                  **attrs)
+    ones = im.emit("fill", [x], im.tmp("ones"), value=1.0)
+    share = im.emit("nn.avg_pool2d", [ones], im.tmp("share"), kernel=kernel,
+                    count_include_pad=True, **attrs)
+    inv = im.emit("power", [share], im.tmp("inv"), exponent=-1.0)
+    return im.emit("multiply", [avg, inv])
 
 
 @handler("GlobalAveragePool")
@@ -256,11 +272,17 @@ def _concat(im: _Importer):
 
 @handler("Softmax", runs="host", note="before opset 13 over the last axis only")
 def _softmax(im: _Importer):
-    rank = im.type_of(im.input(0)).rank
-    axis = im.attr("axis", -1 if im.opset >= 13 else 1)
-    if im.opset < 13 and axis % rank != rank - 1:
-        im.fail(f"Softmax before opset 13 normalizes over the flattened axes {axis}.., only "
-                "the last axis is supported")
+    shape = im.type_of(im.input(0)).shape
+    rank = len(shape)
+    axis = im.attr("axis", -1 if im.opset >= 13 else 1) % rank
+    if im.opset < 13 and axis != rank - 1:
+        # before opset 13 Softmax normalizes over the axes axis.. flattened: one axis when
+        # the others there are 1 (a classifier's (N, 1000, 1, 1), SqueezeNet's)
+        wide = [a for a in range(axis, rank) if shape[a] > 1]
+        if len(wide) > 1:
+            im.fail(f"Softmax before opset 13 normalizes over the flattened axes {axis}.. of "
+                    f"{list(shape)}; only one of them may exceed 1")
+        axis = wide[0] if wide else rank - 1
     im.emit("nn.softmax", [im.input(0)], axis=axis)
 
 

@@ -128,6 +128,9 @@ def _prelu(im: _Importer):
     """max(x, 0) + slope * min(x, 0): relu, plus a per-channel scale of clip(x, max=0)
     (a depthwise 1x1 conv after fold-bn, which fuse adds the relu to as its residual)."""
     x, slope = im.input(0), im.const(1, "slope")
+    xt = im.type_of(x)
+    if im.opset < 7 and slope.ndim == 1 and xt.rank > 1 and slope.size == xt.shape[1]:
+        slope = slope.reshape((-1,) + (1,) * (xt.rank - 2))  # before opset 7: per channel
     vec = _channel_vector(im, x, slope)
     if vec is None:
         im.fail(f"slope {list(slope.shape)} must be a scalar or one value per channel")

@@ -190,7 +190,14 @@ def _conv_transpose(im: _Importer):
         for pw in range(sw):
             th, lh = _phase_taps(kh, sh, pads[0], ph)
             tw, lw = _phase_taps(kw, sw, pads[1], pw)
-            rh, rw = qh - h - lh + len(th) - 1, qw - wd - lw + len(tw) - 1
+            xin, hin, win = x, h, wd
+            if lh < 0 and -lh < h:  # the phase's first tap reads past the first rows: skip them
+                xin = im.emit("slice", [xin], im.tmp(f"rows{ph}{pw}"), axis=2, start=-lh, end=h)
+                hin, lh = h + lh, 0
+            if lw < 0 and -lw < wd:
+                xin = im.emit("slice", [xin], im.tmp(f"cols{ph}{pw}"), axis=3, start=-lw, end=wd)
+                win, lw = wd + lw, 0
+            rh, rw = qh - hin - lh + len(th) - 1, qw - win - lw + len(tw) - 1
             if not th or not tw or min(lh, lw, rh, rw) < 0:
                 im.fail(f"stride phase ({ph}, {pw}) of kernel {kh}x{kw}, strides ({sh}, {sw}), "
                         f"pads {pads} has no taps or crops its input; not supported")
@@ -198,7 +205,7 @@ def _conv_transpose(im: _Importer):
             k = w[:, :, th][:, :, :, tw]                       # (cin, cout_g, jh, jw)
             k = k.reshape(g, cin // g, cout_g, len(th), len(tw)).transpose(0, 2, 1, 3, 4)
             k = np.ascontiguousarray(k.reshape(cout, cin // g, len(th), len(tw)))
-            y = im.emit("nn.conv2d", [x, im.constant(k.astype(np.float32), "ct_phase")],
+            y = im.emit("nn.conv2d", [xin, im.constant(k.astype(np.float32), "ct_phase")],
                         im.tmp(f"phase{ph}{pw}"), groups=g, pads=(lh, lw, rh, rw))
             if bias is not None:
                 y = im.emit("nn.bias_add", [y, im.materialize(bias)], im.tmp(f"bias{ph}{pw}"),

@@ -1,5 +1,5 @@
-"""Table activations (hardswish, hardsigmoid, leaky relu, tanh, elu, power): float semantics,
-each quantized to one 256-entry vlut table in its calibrated output scale."""
+"""Table activations (hardswish, hardsigmoid, leaky relu, tanh, elu, power, fill): float
+semantics, each quantized to one 256-entry vlut table in its calibrated output scale."""
 
 from __future__ import annotations
 
@@ -50,6 +50,9 @@ TABLE_OPS = {
     "elu": (_elu, (Attr("alpha", "float", 1.0),), "x if x > 0 else alpha * (exp(x) - 1)"),
     "power": (_power, (Attr("exponent", "float", 1.0),),
               "x ** exponent for x > 0, else 0 (LRN's normalizer)"),
+    "fill": (lambda x, a: np.full_like(x, a["value"]), (Attr("value", "float", 1.0),),
+             "`value` wherever x is (a tensor of x's shape; the window counts of average "
+             "pooling that leaves its padding out)"),
 }
 
 

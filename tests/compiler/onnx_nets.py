@@ -126,7 +126,8 @@ def vgg_alexnet(opset: int = 7):
 
 
 def inception_densenet(opset: int = 11):
-    """Inception branches (1x1, 3x3, 5x5 via Pad input + conv, avg pool count_include_pad)
+    """Inception branches (1x1, 3x3, 5x5 via Pad input + conv, 3x3 average pool whose padding
+    is left out of the count, as Inception's and ShuffleNet's are)
     concatenated on channels, then a DenseNet block: BN-Relu-Conv whose output is
     concatenated with its input."""
     n = Net(4)
@@ -135,8 +136,7 @@ def inception_densenet(opset: int = 11):
     b2 = n.node("Relu", [n.conv(n.node("Relu", [n.conv(x, 8, 4, 1)]), 4, 4, 3)])
     p = n.node("Pad", [x, n.const(np.array([0, 0, 2, 2, 0, 0, 2, 2], np.int64), "pads")])
     b3 = n.node("Relu", [n.conv(p, 8, 4, 5, pad=0)])
-    b4 = n.node("AveragePool", [x], kernel_shape=[3, 3], pads=[1, 1, 1, 1],
-                count_include_pad=1)
+    b4 = n.node("AveragePool", [x], kernel_shape=[3, 3], pads=[1, 1, 1, 1])  # pads not counted
     x = n.node("Concat", [b1, b2, b3, n.conv(b4, 8, 4, 1)], axis=1)
     h = n.conv(n.node("Relu", [n.bn(x, 16)]), 16, 8, 3, bias=False)
     x = n.node("Concat", [x, h], axis=1)

@@ -37,3 +37,15 @@ def test_family_float_import_matches_onnxruntime(family):
     want = sess.run(None, {"x": x})[0]
     got = run_float(import_onnx(m), {"x": x})["y"]
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def test_weights_in_an_external_data_file_next_to_the_model(tmp_path):
+    """A model saved with its weights in an external file (as exporters do past 2 GB)."""
+    from npusim import flow
+    path = tmp_path / "resnet.onnx"
+    onnx.save(FAMILIES["resnet50_v1_zoo"](), str(path), save_as_external_data=True,
+              all_tensors_to_one_file=True, location="resnet.data", size_threshold=64)
+    assert (tmp_path / "resnet.data").stat().st_size > 1000
+    compiled = flow.compile(str(path), "npu-edge")
+    v = flow.verify(compiled, flow.simulate(compiled))
+    assert v.bit_exact and v.snr_db > 30, v
