@@ -21,9 +21,9 @@ def _append_pieces(lw, n, x: str, pieces: list) -> None:
     chunks = [c for dims, src, dst in pieces
               for c in plan_strided(dims, lw.hw.buffer_elems["ibuf"] // 2, src, n.name, what,
                                     dst)]
-    # kind: the C-like backends' copy kernel reads shape/perm, which these layers do not fill
+    # kind "gather": the C-like backends' copy kernel reads shape/perm, which these do not fill
     lw.layers.append(CopyLayer(n.name, x, n.output, shape, tuple(range(len(shape))), chunks,
-                               kind="strided_copy"))
+                               kind="gather"))
 
 
 @register_hook("lower", "slice")
