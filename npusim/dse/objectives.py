@@ -108,6 +108,8 @@ def geomean(values) -> float:
     values = [float(v) for v in values]
     if not values or any(math.isnan(v) for v in values):
         return math.nan
+    if all(v == values[0] for v in values):  # one workload (or equal values): exactly it
+        return values[0]
     if any(v <= 0 for v in values):
         return 0.0 if all(v >= 0 for v in values) else math.nan
     return math.exp(sum(math.log(v) for v in values) / len(values))
