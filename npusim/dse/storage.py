@@ -21,11 +21,29 @@ def storage_url(storage) -> str:
     return f"sqlite:///{Path(text).resolve()}"
 
 
+def _sqlite_connect(url: str):
+    """A connection factory for a SQLite file in WAL mode with synchronous=NORMAL: a commit
+    is then durable against a killed process (the crash this storage must survive), without
+    an fsync per commit (Optuna commits some 15 times per point: 13 ms each on this disk)."""
+    import sqlite3
+    from sqlalchemy.engine import make_url
+    path = make_url(url).database
+
+    def connect():
+        con = sqlite3.connect(path, timeout=60, check_same_thread=False)
+        con.execute("PRAGMA journal_mode=WAL")
+        con.execute("PRAGMA synchronous=NORMAL")
+        return con
+    return connect
+
+
 def rdb(storage):
     import optuna
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     url = storage_url(storage)
-    kwargs = {"connect_args": {"timeout": 60}} if url.startswith("sqlite") else {}
+    kwargs = {}
+    if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
+        kwargs = {"creator": _sqlite_connect(url)}
     try:
         return optuna.storages.RDBStorage(url, engine_kwargs=kwargs)
     except Exception as e:  # noqa: BLE001 - SQLAlchemy's many errors: say which URL

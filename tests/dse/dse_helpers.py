@@ -2,6 +2,7 @@
 comparing two studies' tables on what an evaluation determines."""
 
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +22,7 @@ resolution = 16
 [space]
 array = ["4x4", "8x8", "16x16"]
 dram-bw = [4, 8, 16, 32]
-dma-engines = [1, 2, 4]
+dma-engines = [1, 2]
 [objectives]
 minimize = ["latency_ms", "energy_uj"]
 """
@@ -52,3 +53,14 @@ def comparable(df):
     """The table without the columns that record when/where a point ran, in trial order."""
     return df.drop(columns=VOLATILE).sort_values("trial").reset_index(drop=True)
 
+
+def finished(db) -> int:
+    """Points committed so far, read the way another process would (state is final)."""
+    if not os.path.exists(db):
+        return 0
+    try:
+        with sqlite3.connect(db, timeout=5) as con:
+            return con.execute("select count(*) from trials where state in "
+                               "('COMPLETE', 'FAIL')").fetchone()[0]
+    except sqlite3.OperationalError:  # tables not created yet
+        return 0
