@@ -15,7 +15,7 @@ MAX_ATTEMPTS = 3  # a point whose worker process dies this often is stored as fa
 def _dead(task: dict, why: str) -> dict:
     return {"number": task["number"], "key": task["key"], "target": task["target"],
             "status": "failed", "reason": why, "values": {}, "per": {}, "constraints": [],
-            "details": {}, "provenance": {}, "worker": None, "wall_s": None}
+            "details": {}, "provenance": {}, "worker": None, "wall_s": None, "cpu_s": None}
 
 
 class Serial:

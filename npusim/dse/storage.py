@@ -117,7 +117,7 @@ def frame(study):
         rows.append(_row(rec, t.number, spec, objectives, labels))
     columns = (["trial", "target", "status", "reason"] + list(spec["params"]) + objectives
                + [f"{o}[{label}]" for o in objectives for label in labels]
-               + ["wall_s", "key", "npusim_version", "git_commit", "seed"]
+               + ["wall_s", "cpu_s", "key", "npusim_version", "git_commit", "seed"]
                + [f"workload_hash[{label}]" for label in labels] + ["worker"])
     df = pd.DataFrame(rows, columns=columns)
     df.attrs.update(study=study.study_name, objectives=wanted,
@@ -142,7 +142,7 @@ def _row(rec: dict, number: int, spec: dict, objectives: list, labels: list) -> 
         for label in labels:
             row[f"{o}[{label}]"] = per.get(o, {}).get(label, math.nan)
     prov = rec.get("provenance", {})
-    row.update(wall_s=rec.get("wall_s"), key=rec["key"], npusim_version=prov.get("npusim_version"),
+    row.update(wall_s=rec.get("wall_s"), cpu_s=rec.get("cpu_s"), key=rec["key"], npusim_version=prov.get("npusim_version"),
                git_commit=prov.get("git_commit"), seed=prov.get("seed"), worker=rec.get("worker"))
     for label in labels:
         row[f"workload_hash[{label}]"] = prov.get("workload_hash", {}).get(label)

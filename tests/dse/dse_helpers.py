@@ -9,7 +9,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 # what differs between two runs of the same points: when and where they ran
-VOLATILE = ["wall_s", "worker"]
+VOLATILE = ["wall_s", "cpu_s", "worker"]
 
 SMALL_GRID = """
 [study]

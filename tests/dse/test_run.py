@@ -61,13 +61,13 @@ minimize = ["cycles"]
 [constraints]
 cycles = { max = 13000 }
 """))
-    real = flow.simulate
+    real = flow.execute
 
-    def crashing(compiled, *a, target=None, **kw):
+    def crashing(artifact, inputs, target=None, **kw):
         if target is not None and target.wbuf_kb == 64 and target.dram_bw == 32:
             raise RuntimeError("boom inside the simulator")
-        return real(compiled, *a, target=target, **kw)
-    monkeypatch.setattr(flow, "simulate", crashing)
+        return real(artifact, inputs, target, **kw)
+    monkeypatch.setattr(flow, "execute", crashing)
     summary = dse.run_study(space, storage=tmp_path / "bad.db", progress=False)
     df = dse.load(tmp_path / "bad.db").set_index(["wbuf-kb", "dram-bw"])
     assert summary["points"] == 6 and len(df) == 6
