@@ -103,8 +103,19 @@ def run_study(space, *, storage=None, trials: int | None = None, jobs: int = 1,
     bar = tqdm(total=max(total, next_number), initial=finished, unit="pt", desc=space.name,
                disable=not progress, dynamic_ncols=True, smoothing=0.1)
     bar.set_postfix_str(best.text())
+    def complete(t) -> dict:
+        """The params of a trial a killed driver left RUNNING; one killed while it was being
+        asked gets the rest of them now, from the same seeded sampler and the same storage
+        state (its later batch-mates do not exist yet, none of its own batch is finished)."""
+        if set(t.params) == set(dists):
+            return t.params
+        import optuna
+        study.sampler = samplers.make_sampler(space, t.number, total)
+        trial = optuna.trial.Trial(study, t._trial_id)
+        return {name: trial._suggest(name, d) for name, d in dists.items()}
+
+    queue = [task_for(t.number, complete(t)) for t in sorted(revive, key=lambda t: t.number)]
     ex = executor(jobs, dask)
-    queue = [task_for(t.number, t.params) for t in sorted(revive, key=lambda t: t.number)]
     in_flight: set = set()
     evaluated = 0
     window = 2 * ex.workers + 2

@@ -54,7 +54,9 @@ def make_sampler(space, number: int, trials: int):
         return optuna.samplers.RandomSampler(seed=seed)
     if space.sampler == "tpe":
         return optuna.samplers.TPESampler(seed=seed, multivariate=True, constant_liar=True,
-                                          n_startup_trials=max(2, min(10, trials // 4)),
+                                          # the first batch is random: a startup that does
+                                          # not hang on the budget (--trials may grow)
+                                          n_startup_trials=max(2, space.batch),
                                           constraints_func=constraints)
     return optuna.samplers.NSGAIISampler(seed=seed, population_size=max(2, space.batch),
                                          constraints_func=constraints)

@@ -54,6 +54,12 @@ def comparable(df):
     return df.drop(columns=VOLATILE).sort_values("trial").reset_index(drop=True)
 
 
+def assert_same_table(a, b) -> None:
+    """Two studies' tables agree on everything an evaluation determines."""
+    import pandas.testing
+    pandas.testing.assert_frame_equal(comparable(a), comparable(b), check_exact=True)
+
+
 def finished(db) -> int:
     """Points committed so far, read the way another process would (state is final)."""
     if not os.path.exists(db):

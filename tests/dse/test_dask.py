@@ -15,7 +15,7 @@ import pytest
 
 from npusim import dse
 
-from dse_helpers import SMALL_GRID, cli_env, comparable, finished, write_space
+from dse_helpers import SMALL_GRID, assert_same_table, cli_env, finished, write_space
 
 DASK = Path(sys.executable).with_name("dask")
 pytest.importorskip("distributed")
@@ -73,6 +73,6 @@ def test_a_study_on_dask_equals_a_local_run_and_survives_a_killed_worker(tmp_pat
     on_dask = dse.load(tmp_path / "dask.db")
     assert summary["finished"] == summary["points"] == len(on_dask) == 24
     assert (on_dask["status"] == "ok").all()
-    assert comparable(on_dask).equals(comparable(local))
+    assert_same_table(on_dask, local)
     hosts = {w.rsplit(":", 1)[1] for w in on_dask["worker"]}
     assert str(workers[1].pid) in hosts  # the survivor finished the study

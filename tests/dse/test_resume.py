@@ -10,7 +10,7 @@ import pytest
 
 from npusim import dse
 
-from dse_helpers import SMALL_GRID, cli_env, comparable, finished, npusim_cmd, write_space
+from dse_helpers import SMALL_GRID, assert_same_table, cli_env, finished, npusim_cmd, write_space
 
 TPE = """
 [study]
@@ -89,7 +89,7 @@ def test_sigkill_mid_study_then_rerun_equals_an_uninterrupted_run(tmp_path, text
     assert {n: after[n] for n in before} == before      # the finished records are untouched
     resumed = dse.load(db, name)
     assert len(resumed) == total and resumed["trial"].tolist() == list(range(total))
-    assert comparable(resumed).equals(comparable(whole))
+    assert_same_table(resumed, whole)
 
 
 def test_ctrl_c_stops_cleanly_with_everything_finished_saved(tmp_path):
@@ -105,3 +105,30 @@ def test_ctrl_c_stops_cleanly_with_everything_finished_saved(tmp_path):
     assert saved >= 3 and len(dse.load(db, "ctrl-c")) == saved
     summary = dse.run_study(dse.load_space(path), storage=db, progress=False)
     assert summary["finished"] == 24 and summary["evaluated"] == 24 - saved
+
+
+def _half_asked(space, db, number: int, total: int) -> None:
+    """What a driver killed inside study.ask() leaves: trial `number` created (its sampler's
+    before_trial run) with only its first parameter drawn."""
+    from npusim.dse import samplers
+    from npusim.dse.storage import open_study
+    study = open_study(space, db)
+    study.sampler = samplers.make_sampler(space, number, total)
+    trial = study.ask()
+    name, dist = next(iter(samplers.distributions(space).items()))
+    trial._suggest(name, dist)
+
+
+@pytest.mark.parametrize("text, name, first", [(SMALL_GRID.format(name="half"), "half", 0),
+                                               (TPE, "tpe-kill", 8)])
+def test_a_point_killed_while_being_asked_gets_the_rest_of_its_draw(tmp_path, text, name, first):
+    space = dse.load_space(write_space(tmp_path, text))
+    total = space.size() if space.sampler == "grid" else 12
+    dse.run_study(space, storage=tmp_path / "whole.db", trials=total, progress=False)
+    db = tmp_path / "half.db"
+    if first:
+        dse.run_study(space, storage=db, trials=first, progress=False)
+    _half_asked(space, db, first, total)
+    summary = dse.run_study(space, storage=db, trials=total, progress=False)
+    assert summary["resumed"] == 1 and summary["finished"] == total
+    assert_same_table(dse.load(db, name), dse.load(tmp_path / "whole.db", name))

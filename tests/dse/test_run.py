@@ -10,7 +10,7 @@ import pytest
 from npusim import dse, flow
 from npusim.dse import evaluate
 
-from dse_helpers import comparable, run_cli, write_space
+from dse_helpers import assert_same_table, run_cli, write_space
 
 SIX = """
 [study]
@@ -35,7 +35,7 @@ def test_a_grid_stores_every_point_once_and_jobs_do_not_change_the_results(tmp_p
     assert sorted(a["target"]) == sorted({*a["target"]})  # six distinct points
     assert {(r["array"], r["dram-bw"]) for _, r in a.iterrows()} == {
         (x, bw) for x in ("8x8", "16x16") for bw in (8, 16, 32)}
-    assert comparable(a).equals(comparable(b))
+    assert_same_table(a, b)
     assert two["evaluated"] == 6
     # the columns the issue names (i14's figures read them)
     for col in ("target", "status", "reason", "array", "dram-bw", "cycles", "energy_uj",
