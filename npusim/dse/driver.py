@@ -60,125 +60,142 @@ def run_study(space, *, storage=None, trials: int | None = None, jobs: int = 1,
               dask: str | None = None, progress: bool = True) -> dict:
     """Evaluate the space's points not yet in storage; -> a summary dict (docs/dse.md).
     Raises Interrupted (a KeyboardInterrupt) on Ctrl-C, with everything finished stored."""
-    from optuna.trial import TrialState
-    from tqdm import tqdm
-    t_start = time.perf_counter()
-    study = open_study(space, storage)
-    url = storage_url(storage or space.default_storage())
-    total = space.size(trials)
-    dists = samplers.distributions(space)
-    workloads = [w.as_dict() for w in space.workloads]
-    trial_ids, finished, by_key, revive, retell = {}, 0, {}, [], []
-    best = _Best(space)
-    for t in study.get_trials(deepcopy=False):
-        trial_ids[t.number] = t._trial_id
-        rec = t.user_attrs.get(RECORD)
-        if t.state == TrialState.RUNNING:
-            (retell if rec is not None else revive).append(t)
-        elif rec is not None:
-            finished += 1
-            by_key.setdefault(rec["key"], rec)
-            best.add(rec)
-    next_number = len(trial_ids)
+    return _Run(space, storage, trials, progress).run(jobs, dask)
 
-    def task_for(number: int, params: dict) -> dict:
-        target = str(space.target(params))
-        return {"number": number, "key": point_key(target, space.workloads), "target": target,
-                "workloads": workloads, "objectives": list(space.objectives),
-                "constraints": space.constraints, "seed": space.seed}
 
-    def commit(task: dict, record: dict) -> None:
-        nonlocal finished
-        tid = trial_ids[task["number"]]
-        study._storage.set_trial_user_attr(tid, RECORD, record)
-        values = [record.get("values", {}).get(o) for o in space.objectives]
-        if all(v is not None and math.isfinite(v) for v in values):
-            study.tell(task["number"], values)
-        else:
-            study.tell(task["number"], state=TrialState.FAIL)
-        finished += 1
-        by_key.setdefault(record["key"], record)
-        best.add(record)
+class _Run:
+    """One driver run over a study: what storage holds, the points in flight, the bar."""
 
-    bar = tqdm(total=max(total, next_number), initial=finished, unit="pt", desc=space.name,
-               disable=not progress, dynamic_ncols=True, smoothing=0.1)
-    bar.set_postfix_str(best.text())
-    def complete(t) -> dict:
+    def __init__(self, space, storage, trials, progress: bool):
+        from optuna.trial import TrialState
+        from tqdm import tqdm
+        self.t_start = time.perf_counter()
+        self.space = space
+        self.study = open_study(space, storage)
+        self.url = storage_url(storage or space.default_storage())
+        self.total = space.size(trials)
+        self.dists = samplers.distributions(space)
+        self.workloads = [w.as_dict() for w in space.workloads]
+        self.trial_ids, self.by_key, self.best = {}, {}, _Best(space)
+        self.finished = self.evaluated = 0
+        revive, self.retell = [], []
+        for t in self.study.get_trials(deepcopy=False):
+            self.trial_ids[t.number] = t._trial_id
+            rec = t.user_attrs.get(RECORD)
+            if t.state == TrialState.RUNNING:
+                (self.retell if rec is not None else revive).append(t)
+            elif rec is not None:
+                self.finished += 1
+                self.by_key.setdefault(rec["key"], rec)
+                self.best.add(rec)
+        self.next_number = len(self.trial_ids)
+        self.resumed = len(revive)
+        self.bar = tqdm(total=max(self.total, self.next_number), initial=self.finished,
+                        unit="pt", desc=space.name, disable=not progress, dynamic_ncols=True,
+                        smoothing=0.1)
+        self.bar.set_postfix_str(self.best.text())
+        self.queue = [self.task_for(t.number, self.complete(t))
+                      for t in sorted(revive, key=lambda t: t.number)]
+        self.in_flight: set = set()
+
+    def task_for(self, number: int, params: dict) -> dict:
+        target = str(self.space.target(params))
+        return {"number": number, "key": point_key(target, self.space.workloads),
+                "target": target, "workloads": self.workloads,
+                "objectives": list(self.space.objectives),
+                "constraints": self.space.constraints, "seed": self.space.seed}
+
+    def complete(self, t) -> dict:
         """The params of a trial a killed driver left RUNNING; one killed while it was being
         asked gets the rest of them now, from the same seeded sampler and the same storage
         state (its later batch-mates do not exist yet, none of its own batch is finished)."""
-        if set(t.params) == set(dists):
+        if set(t.params) == set(self.dists):
             return t.params
         import optuna
-        study.sampler = samplers.make_sampler(space, t.number, total)
-        trial = optuna.trial.Trial(study, t._trial_id)
-        return {name: trial._suggest(name, d) for name, d in dists.items()}
+        self.study.sampler = samplers.make_sampler(self.space, t.number, self.total)
+        trial = optuna.trial.Trial(self.study, t._trial_id)
+        return {name: trial._suggest(name, d) for name, d in self.dists.items()}
 
-    queue = [task_for(t.number, complete(t)) for t in sorted(revive, key=lambda t: t.number)]
-    ex = executor(jobs, dask)
-    in_flight: set = set()
-    evaluated = 0
-    window = 2 * ex.workers + 2
-
-    def ask() -> None:
-        nonlocal next_number
-        study.sampler = samplers.make_sampler(space, next_number, total)
-        trial = study.ask(fixed_distributions=dists)
-        trial_ids[trial.number] = trial._trial_id
-        next_number = trial.number + 1
-        task = task_for(trial.number, trial.params)
-        twin = by_key.get(task["key"])
-        if twin is not None:  # the sampler drew a point already stored: its record stands
-            commit(task, dict(twin, number=trial.number, duplicate_of=twin["number"]))
-            bar.update(1)
+    def commit(self, number: int, record: dict) -> None:
+        """Store a finished point: its record, then its values (FAIL without them)."""
+        from optuna.trial import TrialState
+        self.study._storage.set_trial_user_attr(self.trial_ids[number], RECORD, record)
+        values = [record.get("values", {}).get(o) for o in self.space.objectives]
+        if all(v is not None and math.isfinite(v) for v in values):
+            self.study.tell(number, values)
         else:
-            queue.append(task)
+            self.study.tell(number, state=TrialState.FAIL)
+        self.finished += 1
+        self.by_key.setdefault(record["key"], record)
+        self.best.add(record)
+        self.bar.update(1)
+        self.bar.set_postfix_str(self.best.text(), refresh=False)
 
-    try:
-        for t in retell:  # killed between writing a record and telling Optuna
-            rec = t.user_attrs[RECORD]
-            commit({"number": t.number, "key": rec["key"]}, rec)
-            bar.update(1)
-        while True:
-            if space.adaptive:
-                start = next_number // space.batch * space.batch
-                waiting = in_flight | {t["number"] for t in queue}  # resumed ones count too
-                if next_number < total and all(n >= start for n in waiting):
-                    while next_number < min(total, start + space.batch):
-                        ask()
-            else:
-                while next_number < total and len(in_flight) + len(queue) < window:
-                    ask()
-            for task in queue:
-                ex.submit(task)
-                in_flight.add(task["number"])
-            queue.clear()
-            if not in_flight:
-                if next_number >= total:
-                    break
-                continue
-            for task, record in ex.wait(0.5):
-                commit(task, record)
-                in_flight.discard(task["number"])
-                evaluated += 1
-                bar.update(1)
-                bar.set_postfix_str(best.text(), refresh=False)
-    except KeyboardInterrupt:
-        ex.close()
-        bar.close()
-        raise Interrupted(_summary(space, url, total, finished, evaluated, len(revive), best,
-                                   t_start, interrupted=True)) from None
-    ex.close()
-    bar.close()
-    return _summary(space, url, total, finished, evaluated, len(revive), best, t_start)
+    def ask(self) -> None:
+        """Ask Optuna for the next point, from a sampler seeded for its number."""
+        self.study.sampler = samplers.make_sampler(self.space, self.next_number, self.total)
+        trial = self.study.ask(fixed_distributions=self.dists)
+        self.trial_ids[trial.number] = trial._trial_id
+        self.next_number = trial.number + 1
+        task = self.task_for(trial.number, trial.params)
+        twin = self.by_key.get(task["key"])
+        if twin is not None:  # the sampler drew a point already stored: its record stands
+            self.commit(trial.number, dict(twin, number=trial.number,
+                                           duplicate_of=twin["number"]))
+        else:
+            self.queue.append(task)
 
+    def fill(self, window: int) -> None:
+        """Ask what may be asked now: grid/random up to `window` points waiting; tpe/nsga2
+        the whole next batch, once nothing of an earlier one is unfinished."""
+        space = self.space
+        if space.adaptive:
+            start = self.next_number // space.batch * space.batch
+            waiting = self.in_flight | {t["number"] for t in self.queue}  # resumed ones too
+            if self.next_number < self.total and all(n >= start for n in waiting):
+                while self.next_number < min(self.total, start + space.batch):
+                    self.ask()
+        else:
+            while self.next_number < self.total and \
+                    len(self.in_flight) + len(self.queue) < window:
+                self.ask()
 
-def _summary(space, url, total, finished, evaluated, resumed, best, t_start,
-             interrupted=False) -> dict:
-    wall = time.perf_counter() - t_start
-    return {"study": space.name, "storage": url, "sampler": space.sampler, "points": total,
-            "finished": finished, "evaluated": evaluated, "resumed": resumed,
-            "ok": best.counts.get("ok", 0), "infeasible": best.counts.get("infeasible", 0),
-            "failed": best.counts.get("failed", 0), "wall_s": round(wall, 3),
-            "points_per_hour": round(evaluated / wall * 3600, 1) if wall > 0 else None,
-            "best": {best.name: best.value}, "interrupted": interrupted}
+    def run(self, jobs: int, dask: str | None) -> dict:
+        ex = None
+        try:
+            for t in self.retell:  # killed between writing a record and telling Optuna
+                self.commit(t.number, t.user_attrs[RECORD])
+            ex = executor(jobs, dask)
+            window = 2 * ex.workers + 2
+            while True:
+                self.fill(window)
+                for task in self.queue:
+                    ex.submit(task)
+                    self.in_flight.add(task["number"])
+                self.queue.clear()
+                if not self.in_flight:
+                    if self.next_number >= self.total:
+                        break
+                    continue
+                for task, record in ex.wait(0.5):
+                    self.commit(task["number"], record)
+                    self.in_flight.discard(task["number"])
+                    self.evaluated += 1
+        except KeyboardInterrupt:
+            raise Interrupted(self.summary(interrupted=True)) from None
+        finally:
+            if ex is not None:
+                ex.close()
+            self.bar.close()
+        return self.summary()
+
+    def summary(self, interrupted: bool = False) -> dict:
+        wall = time.perf_counter() - self.t_start
+        counts = self.best.counts
+        return {"study": self.space.name, "storage": self.url, "sampler": self.space.sampler,
+                "points": self.total, "finished": self.finished, "evaluated": self.evaluated,
+                "resumed": self.resumed, "ok": counts.get("ok", 0),
+                "infeasible": counts.get("infeasible", 0), "failed": counts.get("failed", 0),
+                "wall_s": round(wall, 3),
+                "points_per_hour": round(self.evaluated / wall * 3600, 1) if wall > 0 else None,
+                "best": {self.best.name: self.best.value}, "interrupted": interrupted}
