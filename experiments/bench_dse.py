@@ -14,9 +14,9 @@ cost makes on 2 idle cores (2 x 3600 / cost). The machine may be shared: the loa
 printed with the figures, and the per-point cost is the figure to compare.
 
 Quality: a 225-point grid (array x DRAM bandwidth x DMA engines x vector lanes) of a cheap
-workload, minimizing latency_ms and maximizing utilization; each sampler gets 45 points (20%), once per
-seed. Objectives are normalized by the grid's min and max; the reference point is 1.1 in each;
-ratio = hypervolume of the sampler's ok points / that of the whole grid's."""
+workload, minimizing latency_ms and maximizing utilization; each sampler gets 45 points (20%),
+once per seed. Objectives are normalized by the grid's min and max; the reference point is 1.1
+in each; ratio = hypervolume of the sampler's ok points / that of the whole grid's."""
 
 from __future__ import annotations
 

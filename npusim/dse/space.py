@@ -383,13 +383,15 @@ def _param(base, name: str, spec) -> Param:
                                  f"{_close(k, RANGE_KEYS)}")
         if attr.type not in (int, float):
             raise SpaceError(f"[space] {attr.name} = {spec!r}: a range needs a number "
-                             f"attribute; '{attr.name}' is a {getattr(attr.type, '__name__', attr.type)}: "
+                             f"attribute; '{attr.name}' is a "
+                             f"{getattr(attr.type, '__name__', attr.type)}: "
                              "give a list of values")
         if "low" not in spec or "high" not in spec:
             raise SpaceError(f"[space] {attr.name} = {spec!r}: a range needs low and high")
         low, high = check(spec["low"]), check(spec["high"])
         if low > high:
-            raise SpaceError(f"[space] {attr.name}: low = {low} > high = {high}; allowed: low <= high")
+            raise SpaceError(f"[space] {attr.name}: low = {low} > high = {high}; "
+                             "allowed: low <= high")
         step, log = spec.get("step"), spec.get("log", False)
         if not isinstance(log, bool):
             raise SpaceError(f"[space] {attr.name} log = {log!r}; allowed: true or false")

@@ -63,10 +63,11 @@ def open_study(space, storage=None):
         study.set_user_attr(SPACE, space.as_dict())
         study.set_user_attr(FINGERPRINT, space.fingerprint())
     elif stored != space.fingerprint():
-        raise StudyError(f"study '{space.name}' in {storage_url(storage or space.default_storage())}"
-                         " was made from another space (attributes, workloads, objectives, "
-                         "constraints, sampler, seed or batch differ); rename [study] name or "
-                         "use another --storage to start a new one")
+        where = storage_url(storage or space.default_storage())
+        raise StudyError(f"study '{space.name}' in {where} was made from another space "
+                         "(attributes, workloads, objectives, constraints, sampler, seed or "
+                         "batch differ); rename [study] name or use another --storage to "
+                         "start a new one")
     return study
 
 
@@ -142,7 +143,8 @@ def _row(rec: dict, number: int, spec: dict, objectives: list, labels: list) -> 
         for label in labels:
             row[f"{o}[{label}]"] = per.get(o, {}).get(label, math.nan)
     prov = rec.get("provenance", {})
-    row.update(wall_s=rec.get("wall_s"), cpu_s=rec.get("cpu_s"), key=rec["key"], npusim_version=prov.get("npusim_version"),
+    row.update(wall_s=rec.get("wall_s"), cpu_s=rec.get("cpu_s"), key=rec["key"],
+               npusim_version=prov.get("npusim_version"),
                git_commit=prov.get("git_commit"), seed=prov.get("seed"), worker=rec.get("worker"))
     for label in labels:
         row[f"workload_hash[{label}]"] = prov.get("workload_hash", {}).get(label)

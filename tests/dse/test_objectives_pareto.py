@@ -79,6 +79,6 @@ def test_hypervolume_is_exact():
     cube = np.array([[0.0, 0.0, 0.0]])
     assert hypervolume(cube, np.array([2.0, 3.0, 4.0])) == pytest.approx(24.0)
     two = np.array([[0.0, 1.0, 1.0], [1.0, 0.0, 0.0]])
-    # union of [0,2]x[1,2]x[1,2] (vol 2) and [1,2]x[0,2]x[0,2] (vol 4), overlap [1,2]x[1,2]x[1,2] (1)
+    # [0,2]x[1,2]x[1,2] (vol 2) with [1,2]x[0,2]x[0,2] (vol 4), overlapping in [1,2]^3 (vol 1)
     assert hypervolume(two, np.array([2.0, 2.0, 2.0])) == pytest.approx(5.0)
     assert hypervolume(np.array([[5.0, 5.0]]), np.array([4.0, 4.0])) == 0.0

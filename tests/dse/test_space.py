@@ -86,7 +86,8 @@ def test_a_bad_shape_names_the_expected_form():
 
 
 @pytest.mark.parametrize("tables, words", [
-    ({"study": {"name": "s", "sampler": "bayes"}}, ["sampler = 'bayes'", "grid, random, tpe, nsga2"]),
+    ({"study": {"name": "s", "sampler": "bayes"}},
+     ["sampler = 'bayes'", "grid, random, tpe, nsga2"]),
     ({"study": {"name": "s", "samplr": "grid"}}, ["'samplr' is unknown", "close matches: sampler"]),
     ({"objectives": {"minimize": ["latncy_ms"]}}, ["'latncy_ms' is not an objective",
                                                    "close matches: latency_ms"]),
