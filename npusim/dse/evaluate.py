@@ -93,9 +93,9 @@ def evaluate(task: dict) -> dict:
     resolution, label), objectives, constraints, seed. Never raises for the point's own
     failures: they are its status (infeasible: the Target or compiler refused it, or it broke
     a constraint; failed: anything else, with the error)."""
-    from compiler.errors import CompilerError
-    from isa.target import Target, TargetError
-    from npusim.runtime.errors import ProgramError
+    from isa.errors import NpusimError
+    from isa.target import Target
+    from npusim.faults import SimulationFault
     t0, cpu0 = time.perf_counter(), time.process_time()
     record = {"number": task["number"], "key": task["key"], "target": task["target"],
               "status": "ok", "reason": "", "values": {}, "per": {}, "constraints": [],
@@ -108,7 +108,9 @@ def evaluate(task: dict) -> dict:
         for w in task["workloads"]:
             label = w["label"]
             measured[label], record["details"][label] = measure(w, target)
-    except (TargetError, CompilerError, ProgramError) as e:
+    except SimulationFault as e:  # the program the compiler made broke: a bug, not the point
+        record.update(status="failed", reason=f"{label}: {type(e).__name__}: {_one_line(e)}")
+    except NpusimError as e:  # the Target, the compiler or the runtime refused the point
         where = f"{label}: " if label else ""
         record.update(status="infeasible", reason=where + _one_line(e))
     except Exception as e:  # noqa: BLE001 - a crash inside one point is that point's result

@@ -45,8 +45,8 @@ def workload_hash(model: str, resolution: int | None) -> str:
     if path.is_file():
         h.update(b"file\0" + path.read_bytes())
     else:
-        import compiler.zoo as zoo
+        from npusim.flow import zoo_models
         h.update(f"zoo\0{model}\0{resolution}\0".encode())
-        for src in sorted(Path(zoo.__file__).parent.glob("*.py")):
+        for src in sorted(Path(zoo_models()[model]["source"]).parent.glob("*.py")):
             h.update(src.name.encode() + b"\0" + src.read_bytes())
     return h.hexdigest()

@@ -319,37 +319,32 @@ def _names(table: dict, key: str) -> tuple:
 
 
 def _workloads(table: dict) -> tuple:
-    from compiler import zoo
+    from npusim.flow import zoo_models
+    zoo = zoo_models()
     models = table.get("models")
     if isinstance(models, str):
         models = [models]
     if not isinstance(models, list) or not models or not all(isinstance(m, str) for m in models):
         raise SpaceError(f"[workloads] models = {models!r}; allowed: a list of zoo names "
-                         f"({', '.join(zoo.list())}) or .onnx paths")
+                         f"({', '.join(zoo)}) or .onnx paths")
     resolution = table.get("resolution")
     if resolution is not None and (not isinstance(resolution, int) or isinstance(resolution, bool)
                                    or resolution < 1):
         raise SpaceError(f"[workloads] resolution = {resolution!r}; allowed: an integer >= 1")
     out, labels = [], set()
     for m in models:
-        if m in zoo.list():
-            takes = "resolution" in _parameters(zoo.MODELS[m])
-            label = m
+        if m in zoo:
+            takes, label = zoo[m]["resolution"], m
         elif os.path.isfile(m):
             takes, label = False, Path(m).stem
         else:
             raise SpaceError(f"[workloads] model '{m}' is neither a zoo model nor a file; "
-                             f"{_close(m, zoo.list())} (or an .onnx path)")
+                             f"{_close(m, zoo)} (or an .onnx path)")
         if label in labels:
             raise SpaceError(f"[workloads] model '{m}' is listed twice (label '{label}')")
         labels.add(label)
         out.append(Workload(m, resolution if takes else None, label))
     return tuple(out)
-
-
-def _parameters(fn) -> set:
-    import inspect
-    return set(inspect.signature(fn).parameters)
 
 
 def _param(base, name: str, spec) -> Param:

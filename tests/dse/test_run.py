@@ -99,6 +99,10 @@ def test_programs_are_reused_only_across_attributes_codegen_never_reads(tmp_path
     assert (a.cores, a.tensors, a.labels) == (b.cores, b.tensors, b.labels) and a.target != b.target
     assert base.artifact.constants == other.artifact.constants
     assert evaluate.codegen_key(base.target) == evaluate.codegen_key(other.target)
+    # a timing attribute the simulator could change at run time still moves the tiling: not
+    # reused (a re-run with `npusim run -t` would compile another program)
+    faster = flow.compile("small_cnn", "npu-edge -dram-bw=32", resolution=16)
+    assert faster.artifact.program.cores != a.cores
     assert evaluate.codegen_key(base.target) != evaluate.codegen_key(
         base.target.with_attrs(dram_bw=32))
     evaluate._PROGRAMS.clear()
