@@ -94,6 +94,10 @@ def load(storage, study: str | None = None):
     if isinstance(storage, Space) or str(storage).endswith(".toml"):
         space = storage if isinstance(storage, Space) else load_space(storage)
         storage, study = space.default_storage(), study or space.name
+    url = storage_url(storage)
+    if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
+        raise StudyError(f"no storage at {url.removeprefix('sqlite:///')}; `npusim dse run` "
+                         "makes it (or give the --storage a run used)")
     store = rdb(storage)
     name = _study_name(store, study)
     st = optuna.load_study(study_name=name, storage=store)

@@ -73,3 +73,10 @@ def test_show_of_a_missing_study_names_the_ones_there(tmp_path, capsys):
     assert code == 2 and "no study 'nope'" in err and "it has: cli" in err
     code, _, err = run(capsys, "dse", "run", path, "--jobs", 2, "--dask", "tcp://x:1")
     assert code == 2 and "--jobs and --dask exclude each other" in err
+
+
+def test_show_before_any_run_says_so_and_creates_nothing(tmp_path, capsys):
+    path = write_space(tmp_path, SPACE)
+    code, _, err = run(capsys, "dse", "show", path)
+    assert code == 2 and "no storage at" in err and "npusim dse run" in err
+    assert not (tmp_path / "space.db").exists()
