@@ -44,18 +44,15 @@ def objective(name: str, unit: str, doc: str):
 
 
 def area_mm2(target) -> float:
-    """The one place the DSE asks for a Target's area."""
-    from npusim.hw import area
-    if hasattr(area, "area_mm2"):
-        return float(area.area_mm2(target))
-    # TODO(area): npusim.hw.area.area_mm2 (the "numbers an architect can trust" issue) is not
-    # on this branch yet; until it lands this falls back to Yosys generic cells of the core
-    # (core_area), which only covers synthesized configurations and is NOT mm^2.
-    return float(area.core_area(target)["total"])
+    """The one place the DSE asks for a Target's area: npusim.hw.area's model (mm^2 at 45 nm,
+    logic fitted to Yosys synthesis plus SRAM; docs/energy.md)."""
+    from npusim.hw.area import area_mm2 as model
+    return float(model(target))
 
 
 def point_area(target) -> tuple:
-    """(area, error text): NaN and the reason where no model covers the Target."""
+    """(area, error text): NaN and the reason where the model cannot price the Target (its
+    fit file missing or stale)."""
     try:
         return area_mm2(target), ""
     except (KeyError, FileNotFoundError, ValueError) as e:

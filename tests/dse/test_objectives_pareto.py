@@ -55,12 +55,13 @@ def test_adding_an_objective_is_one_registered_function():
         del OBJECTIVES["macs_per_byte"]
 
 
-def test_area_is_asked_through_one_function():
-    # today: npusim.hw.area.area_mm2 when it exists, else the synthesized cell count (TODO)
-    a = objectives.area_mm2(Target.create("npu-edge"))
-    assert a > 0
-    value, why = objectives.point_area(Target.create("npu-edge -array=5x7"))
-    assert (math.isnan(value) and why.startswith("area_mm2:")) or (value > 0 and why == "")
+def test_area_is_npusim_hw_area_for_any_target_and_moves_with_the_hardware():
+    from npusim.hw.area import area_mm2
+    edge = Target.create("npu-edge")
+    assert objectives.area_mm2(edge) == area_mm2(edge)
+    odd, why = objectives.point_area(Target.create("npu-edge -array=5x7"))  # never synthesized
+    assert why == "" and 0 < odd < objectives.area_mm2(edge)
+    assert objectives.area_mm2(edge.with_attrs(array=(32, 32))) > objectives.area_mm2(edge)
 
 
 def test_pareto_front_keeps_the_non_dominated_ok_rows():
