@@ -46,7 +46,14 @@ def test_a_grid_stores_every_point_once_and_jobs_do_not_change_the_results(tmp_p
     assert again["evaluated"] == 0 and again["finished"] == 6
 
 
+def cycles_at(target: str) -> int:
+    return flow.simulate(flow.compile("small_cnn", target, resolution=16), timing_only=True).cycles
+
+
 def test_infeasible_and_failed_points_are_stored_and_the_sweep_goes_on(tmp_path, monkeypatch):
+    slow, fast = cycles_at("npu-edge -dram-bw=16"), cycles_at("npu-edge -dram-bw=32")
+    assert fast < slow
+    budget = (slow + fast) // 2  # the 16 B/cycle point breaks it, the 32 B/cycle one not
     space = dse.load_space(write_space(tmp_path, """
 [study]
 name = "bad"
@@ -59,8 +66,8 @@ dram-bw = [16, 32]
 [objectives]
 minimize = ["cycles"]
 [constraints]
-cycles = { max = 13000 }
-"""))
+cycles = { max = BUDGET }
+""".replace("BUDGET", str(budget))))
     real = flow.execute
 
     def crashing(artifact, inputs, target=None, **kw):
@@ -79,10 +86,10 @@ cycles = { max = 13000 }
     crashed = df.loc[(64, 32)]
     assert crashed["status"] == "failed"
     assert crashed["reason"] == "small_cnn: RuntimeError: boom inside the simulator"
-    over = df.loc[(128, 16)]  # 13366 cycles at 16 B/cycle: over the 13000 budget
-    assert over["status"] == "infeasible" and over["cycles"] == 13366
-    assert over["reason"] == "constraint cycles = 13366 > max 13000"
-    assert df.loc[(128, 32), "status"] == "ok" and df.loc[(128, 32), "cycles"] < 13000
+    over = df.loc[(128, 16)]
+    assert over["status"] == "infeasible" and over["cycles"] == slow
+    assert over["reason"] == f"constraint cycles = {slow} > max {budget}"
+    assert df.loc[(128, 32), "status"] == "ok" and df.loc[(128, 32), "cycles"] == fast
     counts = df["status"].value_counts()
     assert [summary[k] for k in ("ok", "infeasible", "failed")] == [
         counts.get(k, 0) for k in ("ok", "infeasible", "failed")]
