@@ -61,6 +61,15 @@ def _name(model) -> str:
     return getattr(model, "name", None) or type(model).__name__
 
 
+def zoo_models() -> dict:
+    """The zoo's models, {name: {"resolution": takes one, "source": the file defining it}}:
+    what a DSE space checks its workloads against and hashes them by."""
+    import inspect
+    from compiler import zoo
+    return {n: {"resolution": "resolution" in _parameters(zoo.MODELS[n]),
+                "source": inspect.getsourcefile(zoo.MODELS[n])} for n in zoo.list()}
+
+
 def _check_model(model) -> None:
     """A string model must be a zoo name or an existing file (the backends would say less)."""
     if not isinstance(model, (str, os.PathLike)):
