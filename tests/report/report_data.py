@@ -26,3 +26,31 @@ def study_frame() -> pd.DataFrame:
                              "energy_pj": np.nan if bad else cycles * 0.5 + area * 1e4,
                              "wall_s": 0.1, "provenance": "test"})
     return pd.DataFrame(rows)
+
+
+REAL_SPACE = """
+[study]
+name = "tiny-grid"
+base = "npu-edge"
+sampler = "grid"
+seed = 0
+[workloads]
+models = ["small_cnn"]
+[space]
+array = ["8x8", "16x16"]
+dram-bw = [8, 16]
+[objectives]
+minimize = ["latency_ms", "energy_uj", "area_mm2"]
+"""
+
+
+def real_study(folder) -> "Path":
+    """A 4-point grid `npusim dse run` really evaluated (small_cnn on npu-edge, array x
+    dram-bw); -> its space file (the SQLite storage lies beside it)."""
+    from pathlib import Path
+
+    from npusim import dse
+    path = Path(folder) / "tiny-grid.toml"
+    path.write_text(REAL_SPACE)
+    dse.run_study(dse.load_space(path), progress=False)
+    return path

@@ -98,3 +98,22 @@ def test_the_study_report_in_a_browser(browser, tmp_path):
     assert page.locator("#table-trials tbody tr").count() == len(df)
     not_blank(tmp_path / "study-report.png")
     page.close()
+
+
+def test_the_report_of_a_study_npusim_dse_ran_in_a_browser(browser, tmp_path, capsys):
+    """End to end: `npusim dse run` stores a real grid, `npusim report SPACE.toml` draws it."""
+    from report_data import real_study
+
+    from npusim import dse
+    from npusim.cli.main import main
+    space = real_study(tmp_path)
+    assert main(["report", str(space), "-o", str(tmp_path / "rep")]) == 0
+    index = Path(capsys.readouterr().out.strip().splitlines()[-1])
+    page, errors, n_images = look(browser, index, tmp_path / "real-study-report.png")
+    assert errors == [] and n_images == 4
+    assert page.title() == "npusim report: DSE study tiny-grid"
+    df = dse.load(dse.load_space(space))
+    assert float(summary(page)["trials"][0]) == len(df) == 4
+    assert page.locator("#table-trials tbody tr").count() == 4
+    not_blank(tmp_path / "real-study-report.png")
+    page.close()
