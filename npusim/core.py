@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import simpy
-
 from isa.checks import executing_unit, target_units
 from npusim.exec import CoreState
 from npusim.faults import IllegalInstructionError, SimulationFault
 from npusim.units import Dispatcher, DmaUnit, Unit
+from npusim.units.sync import Semaphore
 
 SEMAPHORE_MAX = 2 ** 16  # counter width of a semaphore; overflowing it is a SyncFault
 
@@ -24,8 +23,7 @@ class Core:
         self.timing_only = system.timing_only
         self.trace = system.trace_rows
         self.state = CoreState(self.target)
-        self.semaphores = [simpy.Container(self.env, capacity=SEMAPHORE_MAX, init=0)
-                           for _ in range(self.target.semaphores)]
+        self.semaphores = [Semaphore(self.env, SEMAPHORE_MAX) for _ in range(self.target.semaphores)]
         self.units = {}
         for name in target_units(self.target):
             self.units[name] = (DmaUnit(self, name, system.port) if name.startswith("dma")

@@ -1,8 +1,10 @@
-"""The shared DRAM port: one SimPy Resource that every DMA channel of every core contends for."""
+"""The shared DRAM port: one capacity-1 resource that every DMA channel of every core contends for."""
 
 from __future__ import annotations
 
 import simpy
+
+from npusim.units.sync import Port
 
 BURST_BEATS = 16  # beats a channel holds the port for before others may interleave
 
@@ -23,7 +25,7 @@ class DramPort:
         self.env = env
         self.bytes_per_cycle = bytes_per_cycle
         self.burst_beats = burst_beats
-        self.port = simpy.Resource(env, capacity=1)
+        self.port = Port(env)  # a simpy.Resource(capacity=1) with fewer events (units.sync)
         self.busy_cycles = 0
         self.bytes = {"read": 0, "write": 0}
         self._preempt = None  # fires when someone queues behind a holder running many bursts
@@ -44,7 +46,7 @@ class DramPort:
         self.busy_cycles += remaining
         while remaining:
             req = port.request()
-            if not req.triggered:  # the port is held: ask the holder to stop at a burst end
+            if req is not None:  # the port is held: ask the holder to stop at a burst end
                 if self._preempt is not None and not self._preempt.triggered:
                     self._preempt.succeed()
                 t0 = env.now
@@ -64,5 +66,5 @@ class DramPort:
                     if start + step > env.now:
                         yield env.timeout(start + step - env.now)
             remaining -= step
-            port.release(req)
+            port.release()
         return stalled

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import simpy
-
 from isa import timing
-from npusim.exec import issue
+from npusim import exec as exec_pkg
 from npusim.exec.control import check_semaphore
 from npusim.faults import SimulationFault, SyncFault, disassemble
+from npusim.units.sync import InstrQueue
 
 COUNTERS = ("busy", "stall_token", "stall_dram", "stall_queue", "stall_barrier")
 
@@ -23,7 +22,7 @@ class Unit:
         self.core = core
         self.env = core.env
         self.name = name
-        self.queue = simpy.Store(self.env, capacity=core.target.queue_depth)
+        self.queue = InstrQueue(self.env, core.target.queue_depth)
         self.counters = dict.fromkeys(COUNTERS, 0)
         self.work = {"macs": 0, "sram_bytes": 0, "vector_ops": 0, "dram_bytes": 0,
                      "instructions": 0}
@@ -43,23 +42,42 @@ class Unit:
         doing = self.waiting or "executing"
         return f"{doing} at [{index}] {disassemble(instr)}"
 
+    # spec refs a unit runs itself (sync ops, DMA transfers); every other one is issue + cycles
+    SPECIAL = frozenset(("signal", "wait"))
+
     def run(self):
-        env, core, get = self.env, self.core, self.queue.get
-        trace, work = core.trace, self.work
+        env, core, queue = self.env, self.core, self.queue
+        trace, work, counters = core.trace, self.work, self.counters
+        state, dram, timing_only = core.state, core.dram, core.timing_only
+        handlers, special, timeout = exec_pkg.HANDLERS, self.SPECIAL, env.timeout
+        races = core.system.races
         while True:
-            req = get()
-            if not req.triggered:  # an idle unit sleeps until dispatch puts something
-                yield req
-            index, instr, dispatched = req.value
+            entry = queue.get()
+            if entry is None:  # an idle unit sleeps until dispatch puts something
+                entry = yield queue.wait()
+            index, instr, dispatched = entry
             self.current = (index, instr)
             start = env.now
             try:
-                info, token, dram = yield from self.execute(instr)
+                ref = instr.spec.ref
+                if ref in special:
+                    info, token, dram_stall = yield from self.execute(instr)
+                else:  # inline: Unit.execute for a plain instruction, without its generator
+                    try:
+                        info, commit = handlers[ref](instr, state, dram, timing_only)
+                    except SimulationFault as e:
+                        raise e.locate(instr=instr)
+                    if races is not None:  # observes only: checked when the instruction starts
+                        races.access(self, instr)
+                    yield timeout(info.cycles)
+                    if commit is not None:
+                        commit()
+                    token = dram_stall = 0
             except SimulationFault as e:
                 raise e.locate(core=core.index, unit=self.name, index=index, instr=instr,
                                cycle=env.now) from None
             end = env.now
-            self.counters["busy"] += end - start - token - dram
+            counters["busy"] += end - start - token - dram_stall
             work["instructions"] += 1
             if info is not None:
                 work["macs"] += info.macs
@@ -69,7 +87,7 @@ class Unit:
             if trace is not None:
                 trace.append((core.index, self.name, index, instr.spec.mnemonic, start, end,
                               info.dram_bytes if info else 0, info.macs if info else 0,
-                              token, dram, 0, dispatched))
+                              token, dram_stall, 0, dispatched))
             self.current = None
             core.retire()
 
@@ -81,7 +99,8 @@ class Unit:
             return (yield from self.signal(instr))
         if ref == "wait":
             return (yield from self.wait(instr))
-        info, commit = issue(instr, self.core.state, self.core.dram, self.core.timing_only)
+        info, commit = exec_pkg.issue(instr, self.core.state, self.core.dram,
+                                      self.core.timing_only)
         races = self.core.system.races
         if races is not None:  # observes only: checked when the instruction starts
             races.access(self, instr)
@@ -99,16 +118,16 @@ class Unit:
         if box.level >= box.capacity:
             raise SyncFault(f"semaphore sem={sem} overflows its capacity of {box.capacity}",
                             hint="every signal needs a matching wait")
-        box.put(1)
+        box.put()
         if self.core.system.races is not None:
             self.core.system.races.signal(self, sem)
         return None, 0, 0
 
     def wait(self, instr):
         sem = check_semaphore(self.core.state, instr)
-        req = self.core.semaphores[sem].get(1)
+        req = self.core.semaphores[sem].get()
         stall = 0
-        if not req.triggered:
+        if req is not None:
             self.waiting = f"wait sem={sem} (value 0)"
             t0 = self.env.now
             yield req

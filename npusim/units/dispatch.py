@@ -57,7 +57,7 @@ class Dispatcher:
                 counters["busy"] += dispatch_cycles
                 core.pending += 1
                 put = unit.queue.put((index, instr, start))
-                if not put.triggered:  # the unit's queue is full: dispatch stalls in order
+                if put is not None:  # the unit's queue is full: dispatch stalls in order
                     self.waiting = (f"queue of {unit.full_name} full "
                                     f"({core.target.queue_depth} entries)")
                     t0 = env.now

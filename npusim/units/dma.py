@@ -4,7 +4,7 @@ and the zero fill of a padded load beside them."""
 from __future__ import annotations
 
 from isa import timing
-from npusim.exec import issue
+from npusim import exec as exec_pkg
 from npusim.units.base import Unit
 
 
@@ -13,6 +13,8 @@ class DmaUnit(Unit):
     ceil(fill / F)); waiting for the shared port (other channels, other cores) is counted as
     stall_dram. The fill walker needs no port: it runs from the start, so a load ends at the
     later of its (possibly delayed) last beat and start + ceil(fill / F)."""
+
+    SPECIAL = frozenset(("signal", "wait", "dma_load", "dma_store"))
 
     def __init__(self, core, name: str, port):
         self.port = port
@@ -23,7 +25,7 @@ class DmaUnit(Unit):
         if ref not in ("dma_load", "dma_store"):
             return (yield from super().execute(instr))
         core, env = self.core, self.env
-        info, commit = issue(instr, core.state, core.dram, core.timing_only)
+        info, commit = exec_pkg.issue(instr, core.state, core.dram, core.timing_only)
         if core.system.races is not None:  # observes only: checked when the transfer starts
             core.system.races.access(self, instr)
         hw = core.state.hw
