@@ -54,7 +54,8 @@ class Core:
     # ---- drain tracking (barrier, halt) ------------------------------------------------------
 
     def retire(self) -> None:
-        self.last_activity = self.env.now
+        if self.env.now > self.last_activity:  # dispatch may have dated a put ahead of now
+            self.last_activity = self.env.now
         self.pending -= 1
         if self.pending == 0:
             if self._drained is not None:

@@ -41,6 +41,7 @@ class CoreState:
         self.sizes = dict(target.derived.buffer_elems)
         self.buf_names = self.spec.enums["buf"].names    # enum value -> "ibuf" ...
         self.unit_enum = self.spec.enums["unit"].names   # enum value -> "matrix" ...
+        self.semaphore_count = target.semaphores         # read per signal/wait: kept plain
         self.reg_enum = self.spec.enums["reg"].names
         self.units = target_units(target)  # the order traces and counters list them
         self.buffers = {b: np.zeros(self.sizes[b], dtype=self.dtypes[b]) for b in BUFFERS}

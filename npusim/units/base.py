@@ -28,6 +28,7 @@ class Unit:
                      "instructions": 0}
         self.waiting: str | None = None   # what a blocked instruction waits for (deadlock report)
         self.current = None               # (index, instr) in flight
+        self.earliest_end = 0             # the current instruction cannot end before this
         self.env.process(self.run())
 
     @property
@@ -42,8 +43,8 @@ class Unit:
         doing = self.waiting or "executing"
         return f"{doing} at [{index}] {disassemble(instr)}"
 
-    # spec refs a unit runs itself (sync ops, DMA transfers); every other one is issue + cycles
-    SPECIAL = frozenset(("signal", "wait"))
+    # spec refs this class runs with execute() (DMA transfers); the others are inline in run()
+    SPECIAL = frozenset()
 
     def run(self):
         env, core, queue = self.env, self.core, self.queue
@@ -51,28 +52,68 @@ class Unit:
         state, dram, timing_only = core.state, core.dram, core.timing_only
         handlers, special, timeout = exec_pkg.HANDLERS, self.SPECIAL, env.timeout
         races = core.system.races
+        # signal/wait inline unless a subclass or a test replaced them (conformance mutants)
+        own_sync = type(self).signal is _SIGNAL and type(self).wait is _WAIT
+        sync_cycles = {}  # spec -> its rule's cycles (signal/wait are most of a stream)
         while True:
             entry = queue.get()
             if entry is None:  # an idle unit sleeps until dispatch puts something
                 entry = yield queue.wait()
-            index, instr, dispatched = entry
+            index, instr, dispatched, ready = entry
+            if ready > env.now:  # dispatched ahead: the entry enters the queue at `ready`
+                yield timeout(ready - env.now)
             self.current = (index, instr)
             start = env.now
+            spec = instr.spec
+            ref = spec.ref
+            token = dram_stall = 0
+            info = None
             try:
-                ref = instr.spec.ref
-                if ref in special:
+                if ref == "signal" and own_sync:
+                    sem = check_semaphore(state, instr)
+                    cycles = sync_cycles.get(spec)
+                    if cycles is None:
+                        cycles = sync_cycles[spec] = timing.RULES[spec.timing](state.hw)
+                    self.earliest_end = start + cycles
+                    # the increment is visible at the end of the instruction's cycles
+                    yield timeout(cycles)
+                    box = core.semaphores[sem]
+                    if box.level >= box.capacity:
+                        raise _overflow(sem, box)
+                    box.put()
+                    if races is not None:
+                        races.signal(self, sem)
+                elif ref == "wait" and own_sync:
+                    sem = check_semaphore(state, instr)
+                    cycles = sync_cycles.get(spec)
+                    if cycles is None:
+                        cycles = sync_cycles[spec] = timing.RULES[spec.timing](state.hw)
+                    self.earliest_end = start + cycles
+                    req = core.semaphores[sem].get()
+                    if req is not None:
+                        self.waiting = f"wait sem={sem} (value 0)"
+                        yield req
+                        token = env.now - start
+                        counters["stall_token"] += token
+                        self.waiting = None
+                    if races is not None:
+                        races.wait(self, sem)
+                    # its cycles (one: the sync rule) count once the semaphore is positive
+                    yield timeout(cycles)
+                elif ref in special or ref == "signal" or ref == "wait":
+                    self.earliest_end = start  # unknown; DmaUnit.execute says when it can end
                     info, token, dram_stall = yield from self.execute(instr)
-                else:  # inline: Unit.execute for a plain instruction, without its generator
+                else:  # Unit.execute of a plain instruction, without its generator
                     try:
                         info, commit = handlers[ref](instr, state, dram, timing_only)
                     except SimulationFault as e:
                         raise e.locate(instr=instr)
                     if races is not None:  # observes only: checked when the instruction starts
                         races.access(self, instr)
+                    self.earliest_end = start + info.cycles
                     yield timeout(info.cycles)
                     if commit is not None:
                         commit()
-                    token = dram_stall = 0
             except SimulationFault as e:
                 raise e.locate(core=core.index, unit=self.name, index=index, instr=instr,
                                cycle=env.now) from None
@@ -84,9 +125,11 @@ class Unit:
                 work["sram_bytes"] += info.sram_bytes
                 work["vector_ops"] += info.vector_ops
                 work["dram_bytes"] += info.dram_bytes
-            if trace is not None:
-                trace.append((core.index, self.name, index, instr.spec.mnemonic, start, end,
-                              info.dram_bytes if info else 0, info.macs if info else 0,
+                if trace is not None:
+                    trace.append((core.index, self.name, index, spec.mnemonic, start, end,
+                                  info.dram_bytes, info.macs, token, dram_stall, 0, dispatched))
+            elif trace is not None:
+                trace.append((core.index, self.name, index, spec.mnemonic, start, end, 0, 0,
                               token, dram_stall, 0, dispatched))
             self.current = None
             core.retire()
@@ -116,8 +159,7 @@ class Unit:
         yield self.env.timeout(timing.RULES[instr.spec.timing](self.core.state.hw))
         box = self.core.semaphores[sem]
         if box.level >= box.capacity:
-            raise SyncFault(f"semaphore sem={sem} overflows its capacity of {box.capacity}",
-                            hint="every signal needs a matching wait")
+            raise _overflow(sem, box)
         box.put()
         if self.core.system.races is not None:
             self.core.system.races.signal(self, sem)
@@ -139,3 +181,11 @@ class Unit:
         # its cycles (one: the sync rule) count once the semaphore is positive
         yield self.env.timeout(timing.RULES[instr.spec.timing](self.core.state.hw))
         return None, stall, 0
+
+
+_SIGNAL, _WAIT = Unit.signal, Unit.wait  # the unpatched ones, which run() inlines
+
+
+def _overflow(sem: int, box) -> SyncFault:
+    return SyncFault(f"semaphore sem={sem} overflows its capacity of {box.capacity}",
+                     hint="every signal needs a matching wait")

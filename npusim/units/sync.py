@@ -1,83 +1,79 @@
-"""SimPy's Store, Container and capacity-1 Resource for the model: the same order, fewer events.
+"""The model's queues, semaphores and DRAM port: SimPy's Store, Container and Resource semantics
+with an event only where a process waits.
 
-Each class keeps the semantics of the SimPy resource it replaces, including the order in which
-things happen within one cycle, but schedules an event only where a process waits or a waiter
-must be woken. SimPy schedules one event per put, get, request and release even when nobody
-yields it; such an event runs only its resource's trigger callback, which has nothing to do
-when nobody waits, so dropping it changes no other event's order (SimPy orders events of one
-cycle by when they were scheduled). Where somebody does wait, the wake-up takes the same hops
-as in SimPy: a put into a Store or Container serves a waiting get one event later (the put's
-event), whose own event then resumes the getter; a release serves a waiting request one event
-later, whose event resumes the requester. docs/timing.md ("Events") has the argument.
+SimPy schedules an event for every put, get, request and release, even when nobody yields it,
+and wakes a waiter two events after the put or release that serves it (the put's event runs
+the resource's trigger, which then succeeds the waiter's event). Here an operation that does
+not wait schedules nothing, and a waiter is woken by one event: its own. What is served, to
+whom and in which cycle is the same (first come, first served, in the cycle of the put or
+release); only the order of events within a cycle moves. docs/timing.md ("Events") says why
+that leaves every cycle unchanged.
 """
 
 from __future__ import annotations
 
 from collections import deque
 
-from simpy.events import Event
+from simpy.events import NORMAL, Event
 
 
-def after_event(env, callback) -> None:
-    """Run callback once an event scheduled now is processed (the hop SimPy's put/release take)."""
-    ev = Event(env)
-    ev.callbacks.append(callback)
-    ev.succeed()
+def succeed_later(event: Event, value, delay: int) -> None:
+    """Event.succeed(value), processed `delay` cycles from now instead of now."""
+    event._ok = True
+    event._value = value
+    event.env.schedule(event, NORMAL, delay)
 
 
 class InstrQueue:
-    """A unit's instruction queue: a simpy.Store of `capacity` items with one getter (the unit)
-    and one putter (the dispatcher)."""
+    """A unit's instruction queue: a simpy.Store of `capacity` entries with one getter (the
+    unit) and one putter (the dispatcher). An entry's last field is the cycle it enters the
+    queue, which the dispatcher may give ahead of time (Dispatcher: issuing ahead)."""
 
     def __init__(self, env, capacity: int):
         self.env = env
         self.capacity = capacity
         self.items = deque()
         self.getter: Event | None = None   # the idle unit's wake-up
-        self.putter: tuple | None = None   # (event, item) of a dispatch waiting for room
+        self.putter: tuple | None = None   # (event, entry) of a dispatch waiting for room
 
     def __len__(self) -> int:
         return len(self.items)
 
-    def put(self, item):
-        """Enqueue now and return None, or (queue full) return the event to wait on."""
-        if len(self.items) < self.capacity:
-            self.items.append(item)
-            if self.getter is not None:  # SimPy: the put's event serves the waiting get
-                after_event(self.env, self._serve_getter)
-            return None
+    def has_room(self) -> bool:
+        return len(self.items) < self.capacity
+
+    def put(self, entry) -> None:
+        """Enqueue (the caller checked has_room); an idle unit wakes when the entry enters."""
+        getter = self.getter
+        if getter is not None:
+            self.getter = None
+            succeed_later(getter, entry, entry[-1] - self.env.now)
+        else:
+            self.items.append(entry)
+
+    def put_wait(self, entry) -> Event:
+        """The queue is full now: the returned event fires when the unit takes an entry and
+        `entry` has gone in."""
         ev = Event(self.env)
-        ev.callbacks.append(self._serve_getter)  # a Store put's own trigger, before the putter
-        self.putter = (ev, item)
+        self.putter = (ev, entry)
         return ev
 
     def get(self):
-        """The next item now, or None: then wait on `wait()`, whose value is the item."""
+        """The next entry now, or None: then wait on `wait()`, whose value is the entry."""
         if self.items:
-            item = self.items.popleft()
-            if self.putter is not None:  # SimPy: the get's event admits the waiting put
-                after_event(self.env, self._admit_putter)
-            return item
+            entry = self.items.popleft()
+            putter = self.putter
+            if putter is not None:  # room again: the waiting dispatch goes in now
+                self.putter = None
+                ev, waiting = putter
+                self.items.append(waiting)
+                ev.succeed()
+            return entry
         return None
 
     def wait(self) -> Event:
         self.getter = ev = Event(self.env)
-        ev.callbacks.append(self._admit_putter)  # a Store get's own trigger, before the getter
         return ev
-
-    def _serve_getter(self, _event) -> None:
-        getter = self.getter
-        if getter is not None and self.items:
-            self.getter = None
-            getter.succeed(self.items.popleft())
-
-    def _admit_putter(self, _event) -> None:
-        putter = self.putter
-        if putter is not None and len(self.items) < self.capacity:
-            self.putter = None
-            ev, item = putter
-            self.items.append(item)
-            ev.succeed()
 
 
 class Semaphore:
@@ -90,29 +86,19 @@ class Semaphore:
         self.waiters: deque = deque()
 
     def put(self) -> None:
-        self.level += 1
-        if self.waiters:  # SimPy: the put's event serves the waiting gets
-            after_event(self.env, self._serve)
+        if self.waiters:  # the oldest waiter takes it now
+            self.waiters.popleft().succeed()
+        else:
+            self.level += 1
 
     def get(self):
-        """None when taken now, else the event a waiter yields (served first come, first served)."""
-        if not self.waiters:
-            if self.level:
-                self.level -= 1
-                return None
-            ev = Event(self.env)
-            self.waiters.append(ev)
-            return ev
-        ev = Event(self.env)  # older waiters are served first, as a Container's get queue is
-        self.waiters.append(ev)
-        self._serve(None)
-        return None if ev.triggered else ev
-
-    def _serve(self, _event) -> None:
-        waiters = self.waiters
-        while waiters and self.level:
+        """None when taken now, else the event a waiter yields."""
+        if self.level:
             self.level -= 1
-            waiters.popleft().succeed()
+            return None
+        ev = Event(self.env)
+        self.waiters.append(ev)
+        return ev
 
 
 class Port:
@@ -125,24 +111,15 @@ class Port:
 
     def request(self):
         """None when granted now, else the event the requester yields."""
-        if not self.busy and not self.queue:
+        if not self.busy:
             self.busy = True
             return None
         ev = Event(self.env)
         self.queue.append(ev)
-        if not self.busy:  # released this cycle, its event not yet run: the oldest goes first
-            self._grant()
         return ev
 
     def release(self) -> None:
-        self.busy = False
-        if self.queue:  # SimPy: the release's event grants the oldest waiting request
-            after_event(self.env, self._on_release)
-
-    def _on_release(self, _event) -> None:
-        if self.queue and not self.busy:
-            self._grant()
-
-    def _grant(self) -> None:
-        self.busy = True
-        self.queue.popleft().succeed()
+        if self.queue:  # handed to the oldest waiting request now
+            self.queue.popleft().succeed()
+        else:
+            self.busy = False
