@@ -38,8 +38,9 @@ def work_totals(system) -> dict[str, int]:
     totals = dict.fromkeys(keys, 0)
     for core in system.cores:
         for unit in core.units.values():
+            work = unit.work  # summed when asked (Unit.work)
             for k in keys:
-                totals[k] += unit.work[k]
+                totals[k] += work[k]
     return totals
 
 

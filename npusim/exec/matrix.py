@@ -15,6 +15,31 @@ def _pass_sram_bytes(state, m: int, k: int, n: int, accumulate: bool) -> int:
     return (m * k + k * n) * eb + m * n * ab * (2 if accumulate else 1)
 
 
+def _conv_shape(instr, state, regs):
+    """(extent counts of ibuf/wbuf/abuf, kh, kw, oh, ow, ExecInfo) of a conv tile; faults
+    as the instruction does when its shape is illegal."""
+    f = instr.fields
+    hw = state.hw
+    check_limit("cout", f["cout"], hw.array_cols, "the array columns",
+                "split the output channels into tiles")
+    ops = cycle_operands(instr, regs)
+    oh, ow, kh, kw = ops["oh"], ops["ow"], ops["kh"], ops["kw"]
+    cin, cout = f["cin"], f["cout"]
+    if oh < 1 or ow < 1:
+        raise IllegalInstructionError(
+            f"conv output would be empty ({oh}x{ow}): input {f['in_h']}x{f['in_w']} with kernel "
+            f"{kh}x{kw}, stride {regs['conv_stride_h']}x{regs['conv_stride_w']}, dilation "
+            f"{regs['conv_dilation_h']}x{regs['conv_dilation_w']}",
+            hint="check the conv_* registers set by cfg unit=matrix")
+    ext = extents(instr, regs)
+    passes = timing.conv_passes(hw, kh, kw, cin)
+    sram = sum(_pass_sram_bytes(state, oh * ow, k, cout, bool(f["acc"]) or i > 0)
+               for i, k in enumerate(passes))
+    info = ExecInfo(timing.cycles(hw, instr, **ops), macs=oh * ow * kh * kw * cin * cout,
+                    sram_bytes=sram)
+    return (ext["ibuf"].count, ext["wbuf"].count, ext["abuf"].count), kh, kw, oh, ow, info
+
+
 def gemm(instr, state, dram, timing_only):
     f = instr.fields
     m, k, n = f["m"], f["k"], f["n"]
@@ -37,25 +62,17 @@ def gemm(instr, state, dram, timing_only):
 def conv(instr, state, dram, timing_only):
     f = instr.fields
     regs = state.regs["matrix"]
-    hw = state.hw
-    check_limit("cout", f["cout"], hw.array_cols, "the array columns",
-                "split the output channels into tiles")
-    ops = cycle_operands(instr, regs)
-    oh, ow, kh, kw = ops["oh"], ops["ow"], ops["kh"], ops["kw"]
+    # everything but the addresses follows from the shape fields and the registers: worked out
+    # once per shape in a run (a layer's tiles repeat a few shapes), the bounds checked each time
+    key = ("conv", f["in_h"], f["in_w"], f["cin"], f["cout"], f["acc"], *regs.values())
+    shape = state.shapes.get(key)
+    if shape is None:
+        shape = state.shapes[key] = _conv_shape(instr, state, regs)
+    counts, kh, kw, oh, ow, info = shape
+    check_sram(state, "ibuf", f["ibuf"], counts[0], "ibuf")
+    check_sram(state, "wbuf", f["wbuf"], counts[1], "wbuf")
+    check_sram(state, "abuf", f["abuf"], counts[2], "abuf")
     cin, cout = f["cin"], f["cout"]
-    if oh < 1 or ow < 1:
-        raise IllegalInstructionError(
-            f"conv output would be empty ({oh}x{ow}): input {f['in_h']}x{f['in_w']} with kernel "
-            f"{kh}x{kw}, stride {regs['conv_stride_h']}x{regs['conv_stride_w']}, dilation "
-            f"{regs['conv_dilation_h']}x{regs['conv_dilation_w']}",
-            hint="check the conv_* registers set by cfg unit=matrix")
-    for name, extent in extents(instr, regs).items():
-        check_sram(state, name, f[name], extent.count, name)
-    passes = timing.conv_passes(hw, kh, kw, cin)
-    sram = sum(_pass_sram_bytes(state, oh * ow, k, cout, bool(f["acc"]) or i > 0)
-               for i, k in enumerate(passes))
-    info = ExecInfo(timing.cycles(hw, instr, **ops), macs=oh * ow * kh * kw * cin * cout,
-                    sram_bytes=sram)
     if timing_only:
         return info, None
     x = read(state, "ibuf", f["ibuf"], f["in_h"] * f["in_w"] * cin).reshape(f["in_h"], f["in_w"], cin)

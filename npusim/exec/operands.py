@@ -4,6 +4,20 @@ from __future__ import annotations
 
 from npusim.faults import IllegalInstructionError, MemoryFault
 
+_SHAPE_FIELDS: dict = {}  # id(spec) -> its fields that are not addresses
+
+
+def shape_key(instr) -> tuple:
+    """The instruction with its SRAM and DRAM addresses left out: (spec, other field values).
+    Two instructions with one key have the same extents and the same cost."""
+    spec = instr.spec
+    names = _SHAPE_FIELDS.get(id(spec))
+    if names is None:
+        names = _SHAPE_FIELDS[id(spec)] = tuple(
+            f.name for f in spec.fields if f.buffer is None and f.name != "dram")
+    f = instr.fields
+    return (id(spec), *[f[n] for n in names])
+
 
 def check_sram(state, buf: str, addr: int, count: int, field: str) -> None:
     """Fault unless `count` elements at element address `addr` fit in buffer `buf`."""

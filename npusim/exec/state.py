@@ -47,5 +47,7 @@ class CoreState:
         self.buffers = {b: np.zeros(self.sizes[b], dtype=self.dtypes[b]) for b in BUFFERS}
         self.regs = {u: {r.name: r.reset for r in self.spec.registers.values()
                          if r.unit == UNIT_CLASS[u]} for u in self.units}
+        # what an instruction shape costs (npusim.exec handlers), worked out once per run
+        self.shapes: dict = {}
         # Used only by execute() on its own; inside simulate() semaphores are SimPy Containers.
         self.semaphores = [0] * target.semaphores

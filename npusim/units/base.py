@@ -9,6 +9,8 @@ from npusim.faults import SimulationFault, SyncFault, disassemble
 from npusim.units.sync import InstrQueue
 
 COUNTERS = ("busy", "stall_token", "stall_dram", "stall_queue", "stall_barrier")
+# how run() executes an instruction (Unit.prepare): compared by identity, once per instruction
+PLAIN, SIGNAL, WAIT, SPECIAL = "plain", "signal", "wait", "special"
 
 
 class Unit:
@@ -24,8 +26,8 @@ class Unit:
         self.name = name
         self.queue = InstrQueue(self.env, core.target.queue_depth)
         self.counters = dict.fromkeys(COUNTERS, 0)
-        self.work = {"macs": 0, "sram_bytes": 0, "vector_ops": 0, "dram_bytes": 0,
-                     "instructions": 0}
+        self.infos: list = []             # the ExecInfo of every instruction run (work totals)
+        self.instructions = 0
         self.waiting: str | None = None   # what a blocked instruction waits for (deadlock report)
         self.current = None               # (index, instr) in flight
         self.earliest_end = 0             # the current instruction cannot end before this
@@ -34,6 +36,35 @@ class Unit:
     @property
     def full_name(self) -> str:
         return f"core{self.core.index}.{self.name}"
+
+    @property
+    def work(self) -> dict:
+        """MACs, SRAM bytes, vector element-ops, DRAM bytes and instructions run so far (summed
+        when asked: one append per instruction instead of five counter updates)."""
+        infos = self.infos
+        return {"macs": sum(i.macs for i in infos),
+                "sram_bytes": sum(i.sram_bytes for i in infos),
+                "vector_ops": sum(i.vector_ops for i in infos),
+                "dram_bytes": sum(i.dram_bytes for i in infos),
+                "instructions": self.instructions}
+
+    def prepare(self, instr) -> tuple:
+        """(kind, argument) of an instruction, worked out once per program (Core.route): how
+        run() executes it. A sync op's argument is (semaphore or None when out of range, its
+        cycles); a plain instruction's its npusim.exec handler."""
+        ref = instr.spec.ref
+        if ref in self.SPECIAL or (ref in ("signal", "wait") and not self._own_sync()):
+            return SPECIAL, None
+        if ref in ("signal", "wait"):
+            sem = instr.fields["sem"]
+            cycles = timing.RULES[instr.spec.timing](self.core.state.hw)
+            return (SIGNAL if ref == "signal" else WAIT), (
+                sem if sem < self.core.state.semaphore_count else None, cycles)
+        return PLAIN, exec_pkg.HANDLERS[ref]
+
+    def _own_sync(self) -> bool:
+        """signal/wait are inline in run() unless a subclass or a test replaced them."""
+        return type(self).signal is _SIGNAL and type(self).wait is _WAIT
 
     def status(self) -> str:
         """One line: what this unit is doing now (for deadlock and cycle-limit reports)."""
@@ -48,48 +79,44 @@ class Unit:
 
     def run(self):
         env, core, queue = self.env, self.core, self.queue
-        trace, work, counters = core.trace, self.work, self.counters
+        trace, counters, infos = core.trace, self.counters, self.infos
         state, dram, timing_only = core.state, core.dram, core.timing_only
-        handlers, special, timeout = exec_pkg.HANDLERS, self.SPECIAL, env.timeout
+        semaphores, timeout = core.semaphores, env.timeout
         races = core.system.races
-        # signal/wait inline unless a subclass or a test replaced them (conformance mutants)
-        own_sync = type(self).signal is _SIGNAL and type(self).wait is _WAIT
-        sync_cycles = {}  # spec -> its rule's cycles (signal/wait are most of a stream)
+        core_index, name = core.index, self.name
         while True:
             entry = queue.get()
             if entry is None:  # an idle unit sleeps until dispatch puts something
                 entry = yield queue.wait()
-            index, instr, dispatched, ready = entry
-            if ready > env.now:  # dispatched ahead: the entry enters the queue at `ready`
-                yield timeout(ready - env.now)
+            index, instr, dispatched, ready, kind, arg = entry
+            now = env.now
+            if ready > now:  # dispatched ahead: the entry enters the queue at `ready`
+                yield timeout(ready - now)
+                now = env.now
             self.current = (index, instr)
-            start = env.now
-            spec = instr.spec
-            ref = spec.ref
+            start = now
             token = dram_stall = 0
             info = None
             try:
-                if ref == "signal" and own_sync:
-                    sem = check_semaphore(state, instr)
-                    cycles = sync_cycles.get(spec)
-                    if cycles is None:
-                        cycles = sync_cycles[spec] = timing.RULES[spec.timing](state.hw)
+                if kind is SIGNAL:
+                    sem, cycles = arg
+                    if sem is None:
+                        check_semaphore(state, instr)  # raises: sem out of range
                     self.earliest_end = start + cycles
                     # the increment is visible at the end of the instruction's cycles
                     yield timeout(cycles)
-                    box = core.semaphores[sem]
+                    box = semaphores[sem]
                     if box.level >= box.capacity:
                         raise _overflow(sem, box)
                     box.put()
                     if races is not None:
                         races.signal(self, sem)
-                elif ref == "wait" and own_sync:
-                    sem = check_semaphore(state, instr)
-                    cycles = sync_cycles.get(spec)
-                    if cycles is None:
-                        cycles = sync_cycles[spec] = timing.RULES[spec.timing](state.hw)
+                elif kind is WAIT:
+                    sem, cycles = arg
+                    if sem is None:
+                        check_semaphore(state, instr)
                     self.earliest_end = start + cycles
-                    req = core.semaphores[sem].get()
+                    req = semaphores[sem].get()
                     if req is not None:
                         self.waiting = f"wait sem={sem} (value 0)"
                         yield req
@@ -100,12 +127,9 @@ class Unit:
                         races.wait(self, sem)
                     # its cycles (one: the sync rule) count once the semaphore is positive
                     yield timeout(cycles)
-                elif ref in special or ref == "signal" or ref == "wait":
-                    self.earliest_end = start  # unknown; DmaUnit.execute says when it can end
-                    info, token, dram_stall = yield from self.execute(instr)
-                else:  # Unit.execute of a plain instruction, without its generator
+                elif kind is PLAIN:  # Unit.execute of a plain instruction, without its generator
                     try:
-                        info, commit = handlers[ref](instr, state, dram, timing_only)
+                        info, commit = arg(instr, state, dram, timing_only)
                     except SimulationFault as e:
                         raise e.locate(instr=instr)
                     if races is not None:  # observes only: checked when the instruction starts
@@ -114,25 +138,30 @@ class Unit:
                     yield timeout(info.cycles)
                     if commit is not None:
                         commit()
+                else:
+                    self.earliest_end = start  # unknown; DmaUnit.execute says when it can end
+                    info, token, dram_stall = yield from self.execute(instr)
             except SimulationFault as e:
-                raise e.locate(core=core.index, unit=self.name, index=index, instr=instr,
+                raise e.locate(core=core_index, unit=name, index=index, instr=instr,
                                cycle=env.now) from None
             end = env.now
             counters["busy"] += end - start - token - dram_stall
-            work["instructions"] += 1
+            self.instructions += 1
             if info is not None:
-                work["macs"] += info.macs
-                work["sram_bytes"] += info.sram_bytes
-                work["vector_ops"] += info.vector_ops
-                work["dram_bytes"] += info.dram_bytes
+                infos.append(info)
                 if trace is not None:
-                    trace.append((core.index, self.name, index, spec.mnemonic, start, end,
+                    trace.append((core_index, name, index, instr.spec.mnemonic, start, end,
                                   info.dram_bytes, info.macs, token, dram_stall, 0, dispatched))
             elif trace is not None:
-                trace.append((core.index, self.name, index, spec.mnemonic, start, end, 0, 0,
+                trace.append((core_index, name, index, instr.spec.mnemonic, start, end, 0, 0,
                               token, dram_stall, 0, dispatched))
             self.current = None
-            core.retire()
+            # Core.retire, inline
+            if end > core.last_activity:  # dispatch may have dated a put ahead of now
+                core.last_activity = end
+            core.pending -= 1
+            if not core.pending:
+                core.drained()
 
     def execute(self, instr):
         """SimPy generator: run one instruction; returns (ExecInfo or None, cycles stalled on

@@ -62,40 +62,43 @@ class Dispatcher:
         env, core, counters = self.env, self.core, self.counters
         trace = core.trace
         hw = core.state.hw
-        dispatch_cycles = timing.RULES["dispatch"](hw)  # issuing any instruction to a unit
+        d = dispatch_cycles = timing.RULES["dispatch"](hw)  # issuing any instruction to a unit
         clock = env.now
+        busy = 0  # dispatch cycles, added to counters["busy"] at the end
         for index, entry in enumerate(self.entries):
             if isinstance(entry, SimulationFault):
                 self.current = None
-                yield from self._until(clock, dispatch_cycles)
+                yield from self._until(clock, d)
                 self._ahead = None
                 raise entry.locate(core=core.index, unit=self.name, index=index, cycle=env.now)
-            instr, unit = entry
+            instr, unit, kind, arg = entry
             start = clock
             if unit is not None:
-                put_at = clock = start + dispatch_cycles
-                counters["busy"] += dispatch_cycles
+                put_at = clock = start + d
+                busy += d
                 core.pending += 1
                 queue = unit.queue
                 # issue ahead: room now is room at put_at, and a unit busy past put_at takes
                 # the entry from its queue at the same moment as if it had gone in at put_at
-                if queue.has_room() and unit.earliest_end > put_at:
+                if unit.earliest_end > put_at and len(queue.items) < queue.capacity:
                     if self._ahead is None:
                         self._ahead = (index, start)
-                    queue.put((index, instr, start, put_at))
+                    queue.items.append((index, instr, start, put_at, kind, arg))
                     if put_at > core.last_activity:
                         core.last_activity = put_at
                     continue
                 self.current = (index, instr)
-                yield from self._until(put_at, dispatch_cycles)
+                if put_at > env.now:
+                    yield from self._until(put_at, d)
                 self._ahead = None
+                entry = (index, instr, start, put_at, kind, arg)
                 if queue.has_room():
-                    queue.put((index, instr, start, put_at))
+                    queue.put(entry)
                 else:  # the unit's queue is full: dispatch stalls in order
                     self.waiting = (f"queue of {unit.full_name} full "
                                     f"({core.target.queue_depth} entries)")
                     t0 = env.now
-                    yield queue.put_wait((index, instr, start, put_at))
+                    yield queue.put_wait(entry)
                     counters["stall_queue"] += env.now - t0
                     self.waiting = None
                     if trace is not None:  # per instruction: the trace's stall_queue column
@@ -104,7 +107,7 @@ class Dispatcher:
                 core.last_activity = env.now
                 continue
             self.current = (index, instr)
-            yield from self._until(clock, dispatch_cycles)  # its own instructions run now
+            yield from self._until(clock, d)  # its own instructions run in the present
             self._ahead = None
             ref = instr.spec.ref
             self.work["instructions"] += 1
@@ -112,7 +115,7 @@ class Dispatcher:
                 yield from self.barrier(index, instr)
             cycles = timing.cycles(hw, instr)
             yield env.timeout(cycles)
-            counters["busy"] += cycles
+            busy += cycles
             if trace is not None:
                 trace.append((core.index, self.name, index, instr.spec.mnemonic, start, env.now,
                               0, 0, 0, 0, env.now - start - cycles, start))
@@ -120,7 +123,8 @@ class Dispatcher:
             clock = env.now
             if ref == "halt":
                 break
-        yield from self._until(clock, dispatch_cycles)  # the last put's cycle ends the stream
+        yield from self._until(clock, d)  # the last put's cycle ends the stream
+        counters["busy"] += busy
         self._ahead = None
         self.current = None
         self.finished = True

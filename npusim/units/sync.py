@@ -47,7 +47,7 @@ class InstrQueue:
         getter = self.getter
         if getter is not None:
             self.getter = None
-            succeed_later(getter, entry, entry[-1] - self.env.now)
+            succeed_later(getter, entry, entry[3] - self.env.now)
         else:
             self.items.append(entry)
 
