@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from isa import semantics, timing
 from isa.operands import cycle_operands, extents
 from npusim.exec.operands import check_limit, check_sram, read, writer
@@ -40,6 +42,19 @@ def _conv_shape(instr, state, regs):
     return (ext["ibuf"].count, ext["wbuf"].count, ext["abuf"].count), kh, kw, oh, ow, info
 
 
+def _im2col(oh, ow, kh, kw, cin, padded_w, stride, dilation) -> np.ndarray:
+    """Flat indices into a padded HWC input of each output pixel's window, (oh*ow, kh*kw*cin)
+    in the order of isa.semantics.conv2d (rows: pixels; columns: ky, kx, channel)."""
+    sh, sw = stride
+    dh, dw = dilation
+    row = (np.arange(oh)[:, None, None, None, None] * sh
+           + np.arange(kh)[None, None, :, None, None] * dh)
+    col = (np.arange(ow)[None, :, None, None, None] * sw
+           + np.arange(kw)[None, None, None, :, None] * dw)
+    idx = (row * padded_w + col) * cin + np.arange(cin)[None, None, None, None, :]
+    return idx.reshape(oh * ow, kh * kw * cin)
+
+
 def gemm(instr, state, dram, timing_only):
     f = instr.fields
     m, k, n = f["m"], f["k"], f["n"]
@@ -75,12 +90,24 @@ def conv(instr, state, dram, timing_only):
     cin, cout = f["cin"], f["cout"]
     if timing_only:
         return info, None
-    x = read(state, "ibuf", f["ibuf"], f["in_h"] * f["in_w"] * cin).reshape(f["in_h"], f["in_w"], cin)
-    w = read(state, "wbuf", f["wbuf"], kh * kw * cin * cout).reshape(kh, kw, cin, cout)
-    acc = read(state, "abuf", f["abuf"], oh * ow * cout).reshape(oh, ow, cout) if f["acc"] else None
-    out = semantics.conv2d(
-        x, w, stride=(regs["conv_stride_h"], regs["conv_stride_w"]),
-        pads=(regs["conv_pad_top"], regs["conv_pad_left"], regs["conv_pad_bottom"],
-              regs["conv_pad_right"]),
-        dilation=(regs["conv_dilation_h"], regs["conv_dilation_w"]), acc=acc)
+    # isa.semantics.conv2d's im2col as one gather from the zero-padded input, its indices
+    # worked out once per shape; the same (oh*ow, kh*kw*cin) matrix goes to semantics.gemm
+    in_h, in_w = f["in_h"], f["in_w"]
+    pt, pl, pb, pr = (regs["conv_pad_top"], regs["conv_pad_left"], regs["conv_pad_bottom"],
+                      regs["conv_pad_right"])
+    x = state.buffers["ibuf"][f["ibuf"]:f["ibuf"] + in_h * in_w * cin]
+    if pt or pl or pb or pr:
+        padded = np.zeros((in_h + pt + pb, in_w + pl + pr, cin), dtype=x.dtype)
+        padded[pt:pt + in_h, pl:pl + in_w] = x.reshape(in_h, in_w, cin)
+        x = padded.reshape(-1)
+    gather = state.shapes.get(("im2col", key))
+    if gather is None:
+        gather = state.shapes[("im2col", key)] = _im2col(
+            oh, ow, kh, kw, cin, in_w + pl + pr, (regs["conv_stride_h"], regs["conv_stride_w"]),
+            (regs["conv_dilation_h"], regs["conv_dilation_w"]))
+    w = state.buffers["wbuf"][f["wbuf"]:f["wbuf"] + kh * kw * cin * cout]
+    acc = read(state, "abuf", f["abuf"], oh * ow * cout).reshape(oh * ow, cout) \
+        if f["acc"] else None
+    # computed now, at issue: the sources need no copy of their own
+    out = semantics.gemm(x[gather], w.reshape(kh * kw * cin, cout), acc)
     return info, writer(state, "abuf", f["abuf"], out.astype(state.dtypes["abuf"], copy=False))
