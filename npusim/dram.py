@@ -48,7 +48,7 @@ class DramPort:
             req = port.request()
             if req is not None:  # the port is held: ask the holder to stop at a burst end
                 if self._preempt is not None and not self._preempt.triggered:
-                    self._preempt.succeed()
+                    self._preempt.succeed(True)
                 t0 = env.now
                 yield req
                 stalled += env.now - t0
@@ -57,11 +57,15 @@ class DramPort:
                 yield env.timeout(step)
             else:
                 start = env.now
-                self._preempt = preempt = env.event()
-                yield env.timeout(remaining) | preempt
+                # woken by its last beat or by a request, whichever comes first (one plain
+                # event rather than a Condition: a late timeout finds it triggered)
+                self._preempt = wake = env.event()
+                env.timeout(remaining).callbacks.append(
+                    lambda _, wake=wake: None if wake.triggered else wake.succeed(False))
+                preempted = yield wake
                 self._preempt = None
                 step = remaining
-                if preempt.triggered:  # finish the burst in progress, then hand over
+                if preempted:  # finish the burst in progress, then hand over
                     step = min(remaining, max(burst, -(-(env.now - start) // burst) * burst))
                     if start + step > env.now:
                         yield env.timeout(start + step - env.now)
