@@ -102,8 +102,10 @@ def vrequant(instr, state, dram, timing_only):
             f"vrequant shift of channel {i} is {int(shift[i])}, outside 0..{REQUANT_SHIFT_MAX} "
             f"(abuf[{f['src1'] + 2 * i + 1}])", hint="check the requantization table in abuf")
     out = semantics.requantize(a, mult, shift, f["zp"], bool(f["relu"]), c)
+    dtype = state.dtypes[names["dst"]]
+    # requantize saturates to int8 already: saturating again to an int8 buffer is the identity
     return info, writer(state, names["dst"], f["dst"],
-                        semantics.saturate(out, state.dtypes[names["dst"]]))
+                        out if out.dtype == dtype else semantics.saturate(out, dtype))
 
 
 def vlut(instr, state, dram, timing_only):

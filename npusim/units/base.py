@@ -84,10 +84,14 @@ class Unit:
         semaphores, timeout = core.semaphores, env.timeout
         races = core.system.races
         core_index, name = core.index, self.name
+        items = queue.items
         while True:
-            entry = queue.get()
-            if entry is None:  # an idle unit sleeps until dispatch puts something
-                entry = yield queue.wait()
+            if items and queue.putter is None:  # queue.get(), inline: the common case
+                entry = items.popleft()
+            else:
+                entry = queue.get()
+                if entry is None:  # an idle unit sleeps until dispatch puts something
+                    entry = yield queue.wait()
             index, instr, dispatched, ready, kind, arg = entry
             now = env.now
             if ready > now:  # dispatched ahead: the entry enters the queue at `ready`
@@ -108,7 +112,10 @@ class Unit:
                     box = semaphores[sem]
                     if box.level >= box.capacity:
                         raise _overflow(sem, box)
-                    box.put()
+                    if box.waiters:  # box.put(), inline
+                        box.waiters.popleft().succeed()
+                    else:
+                        box.level += 1
                     if races is not None:
                         races.signal(self, sem)
                 elif kind is WAIT:
@@ -116,7 +123,12 @@ class Unit:
                     if sem is None:
                         check_semaphore(state, instr)
                     self.earliest_end = start + cycles
-                    req = semaphores[sem].get()
+                    box = semaphores[sem]
+                    if box.level:  # box.get(), inline: taken at once
+                        box.level -= 1
+                        req = None
+                    else:
+                        req = box.get()
                     if req is not None:
                         self.waiting = f"wait sem={sem} (value 0)"
                         yield req

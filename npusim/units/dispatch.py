@@ -88,11 +88,13 @@ class Dispatcher:
                         core.last_activity = put_at
                     continue
                 self.current = (index, instr)
-                if put_at > env.now:
-                    yield from self._until(put_at, d)
+                if put_at > env.now:  # self._until(put_at, d), inline: most dispatches
+                    if start > env.now:
+                        yield env.timeout(start - env.now)
+                    yield env.timeout(put_at - env.now)
                 self._ahead = None
                 entry = (index, instr, start, put_at, kind, arg)
-                if queue.has_room():
+                if len(queue.items) < queue.capacity:
                     queue.put(entry)
                 else:  # the unit's queue is full: dispatch stalls in order
                     self.waiting = (f"queue of {unit.full_name} full "
