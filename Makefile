@@ -4,8 +4,10 @@ PY      ?= python3
 VENV    ?= .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
-# iverilog runs the cocotb regression, yosys the area model, verilator (a linter here) the lint tests
-APT_PKGS := iverilog yosys verilator
+# iverilog runs the cocotb regression, yosys the area model, verilator (a linter here) the lint tests,
+# chromium (driven by Playwright) the browser test of the HTML report
+APT_PKGS := iverilog yosys verilator chromium
+OUT     ?= out
 
 .PHONY: run test deps sysdeps clean
 
@@ -25,8 +27,11 @@ $(STAMP): pyproject.toml
 
 deps: sysdeps $(STAMP)
 
+# the main job, then its report: out/resnet18.json (+ trace) -> out/resnet18-report/index.html
 run: deps
-	$(BIN)/npusim run
+	@mkdir -p $(OUT)
+	$(BIN)/npusim run --trace $(OUT)/resnet18.trace.json --save $(OUT)/resnet18.json
+	$(BIN)/npusim report $(OUT)/resnet18.json -o $(OUT)/resnet18-report
 
 test: deps
 	$(BIN)/python -m pytest -q -n 2 --dist loadfile

@@ -1,13 +1,17 @@
-"""Relative area of the RTL units: the Yosys synthesis sweep that writes the cell-count table.
+"""Area of the RTL units: the Yosys synthesis sweep that writes the cell-count table, and the
+fit of the area model to it.
 
     python -m experiments.rtl_area                 # the default sweep -> npusim/hw/rtl_area.csv
     python -m experiments.rtl_area --target "npu -array=32x32 -vector-lanes=32"   # add a Target
+    python -m experiments.rtl_area --fit           # synthesize FIT_GRID, fit -> area_fit.json
 
 Each unit is synthesized with `synth -top <unit>` (hierarchical: a PE or a vector lane is
 synthesized once and counted per instance) into Yosys's internal gate library, no cell library,
-no SRAM macros: the buffers are not part of any unit. Cell counts rank configurations; they
-are not mm^2 (docs/rtl.md). The table ships with the package: the DSE reads it with
-npusim.hw.area's `rtl_area(unit, **params)` or `core_area(target)`.
+no SRAM macros: the buffers are not part of any unit. `--fit` converts each configuration's
+cells to um^2 with the Nangate45 areas of npusim/hw/cell_lib.py, fits every module's area
+terms (npusim.hw.area.FEATURES) by least squares on relative error, and writes the coefficients,
+the grid and every residual to npusim/hw/area_fit.json, which npusim.hw.area's area_mm2(target)
+reads (docs/energy.md).
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from npusim.hw.area import CSV, PARAM_COLUMNS, config_text
-from npusim.hw.rtl_params import UNIT_SOURCES, UNIT_TOPS, unit_params
+from npusim.hw.rtl_params import AREA_SOURCES, UNIT_SOURCES, UNIT_TOPS, unit_params
 
 ROOT = Path(__file__).resolve().parents[1]
 RTL = ROOT / "rtl"
@@ -36,6 +40,22 @@ SWEEP = {
     "dma": ["npu-tiny", "npu-edge", "npu-server"],
 }
 TIMEOUT_S = 900
+
+# The area model's fitting grid: HDL parameters per module (npusim.hw.rtl_params.AREA_SOURCES).
+# Small on purpose (about 8 minutes of Yosys on one core); the out-of-grid check is
+# rtl_tests/test_area_fit.py. Parameters a module has but the grid leaves out keep their
+# RTL defaults (AW=20, IW=10, SW=5).
+FIT_GRID = {
+    "matrix_unit": [{"R": r, "C": c} for r, c in
+                    ((4, 4), (8, 8), (16, 16), (32, 32), (4, 16), (16, 4), (32, 8))],
+    "vector_unit": [{"L": lanes, "P": p} for lanes, p in
+                    ((4, 4), (16, 4), (64, 4), (8, 2), (8, 8), (32, 6))],
+    "dma_engine": [{"BW": bw, "SETUP": s, "PAD_LANES": f} for bw, s, f in
+                   ((4, 2, 16), (16, 8, 16), (64, 8, 16), (8, 4, 4), (32, 8, 32), (16, 8, 64))],
+    "dispatcher": [{"NU": n} for n in (3, 4, 6, 10)],
+    "unit_queue": [{"Q": q} for q in (2, 4, 8, 16, 32)],
+    "semaphores": [{"NSEM": n, "NU": u} for n, u in ((8, 3), (32, 3), (8, 6), (16, 4), (32, 6))],
+}
 
 _CELLS = re.compile(r"^\s+Number of cells:\s+(\d+)", re.M)
 _TRANSISTORS = re.compile(r"Estimated number of transistors:\s+(\d+)")
@@ -59,11 +79,19 @@ def parse_stat(text: str) -> dict:
 
 
 def synthesize(unit: str, params: dict, timeout_s: int = TIMEOUT_S) -> dict:
-    """Run Yosys on one unit with `params`; return cells, transistors, per-type counts, seconds."""
+    """Run Yosys on one unit ("matrix", "vector", "dma") or area module ("matrix_unit", ...,
+    npusim.hw.rtl_params.AREA_SOURCES) with `params`; return cells, transistors, per-type
+    counts, seconds."""
     if shutil.which("yosys") is None:
         raise RuntimeError("yosys is not installed (Debian: apt-get install yosys)")
-    top = UNIT_TOPS[unit]
-    sources = " ".join(str(RTL / f) for f in UNIT_SOURCES[unit])
+    if unit in UNIT_TOPS:
+        top, files = UNIT_TOPS[unit], UNIT_SOURCES[unit]
+    elif unit in AREA_SOURCES:
+        top, files = unit, AREA_SOURCES[unit]
+    else:
+        raise KeyError(f"unknown unit or module '{unit}'; known: "
+                       f"{', '.join([*UNIT_TOPS, *AREA_SOURCES])}")
+    sources = " ".join(str(RTL / f) for f in files)
     chparam = " ".join(f"-set {k} {v}" for k, v in params.items())
     start = time.monotonic()
     with tempfile.TemporaryDirectory() as tmp:
@@ -82,12 +110,15 @@ def synthesize(unit: str, params: dict, timeout_s: int = TIMEOUT_S) -> dict:
     return {**parse_stat(text), "seconds": round(time.monotonic() - start, 1)}
 
 
-def run_sweep(jobs: list[tuple[str, str]], timeout_s: int) -> pd.DataFrame:
+def run_sweep(jobs: list[tuple], timeout_s: int) -> pd.DataFrame:
+    """Synthesize each (unit, Target) or (module, {param: value}) job; one row per success."""
     rows = []
     for unit, target in jobs:
-        params = unit_params(unit, target)
-        print(f"synthesizing {UNIT_TOPS[unit]} {config_text(params)} ...", file=sys.stderr,
-              flush=True)
+        params = dict(target) if isinstance(target, dict) else unit_params(unit, target)
+        if isinstance(target, dict):
+            target = ""
+        print(f"synthesizing {UNIT_TOPS.get(unit, unit)} {config_text(params)} ...",
+              file=sys.stderr, flush=True)
         try:
             result = synthesize(unit, params, timeout_s)
         except RuntimeError as e:  # report and go on: one slow configuration must not lose the rest
@@ -119,7 +150,22 @@ def main(argv=None) -> int:
     ap.add_argument("--target", action="append", default=[],
                     help="synthesize every unit of this Target instead of the sweep")
     ap.add_argument("--timeout", type=int, default=TIMEOUT_S, help="seconds per synthesis")
+    ap.add_argument("--fit", action="store_true",
+                    help="synthesize the fitting grid (configurations not yet in the CSV) and "
+                         "write the area model, npusim/hw/area_fit.json")
+    ap.add_argument("--resynth", action="store_true",
+                    help="with --fit: synthesize every grid configuration again")
     args = ap.parse_args(argv)
+    if args.fit:
+        from experiments.area_fit import fit_and_write
+        table = pd.read_csv(CSV) if CSV.exists() else pd.DataFrame(columns=["unit", "config"])
+        have = set(zip(table["unit"], table["config"]))
+        jobs = [(m, p) for m, grid in FIT_GRID.items() for p in grid
+                if args.resynth or (m, config_text(p)) not in have]
+        if jobs:
+            table = save(run_sweep(jobs, args.timeout))
+        print(fit_and_write(table, FIT_GRID))
+        return 0
     if args.target:
         jobs = [(u, t) for t in args.target for u in (args.unit or SWEEP)]
     else:

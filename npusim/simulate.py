@@ -13,6 +13,7 @@ from isa.codec import Instruction, decode_word
 from isa.errors import DecodeError
 from npusim import stats
 from npusim.faults import IllegalInstructionError, InputError
+from npusim.hw import energy
 from npusim.memory import Dram
 from npusim.race import MODES
 from npusim.system import System
@@ -28,7 +29,7 @@ class SimResult:
     utilization: float
     dram_bytes: dict
     dram_bw_achieved: float
-    energy_pj: dict
+    energy_pj: dict        # mac, sram, dram, vector, static, total (npusim.hw.energy.energy_pj)
     macs: int
     sim_wall_s: float
     timing_only: bool
@@ -39,6 +40,8 @@ class SimResult:
     _rows: list | None = field(default=None, repr=False)
     _trace: pd.DataFrame | None = field(default=None, repr=False)
     _queue_stalls: list | None = field(default=None, repr=False)
+    # pJ by component (mac, vector, sram_<buffer>, dram, leakage); sums to energy_pj["total"]
+    energy_breakdown: dict = field(default_factory=dict)
 
     @property
     def trace(self) -> pd.DataFrame:
@@ -66,8 +69,8 @@ class SimResult:
                 "instructions": self.instructions, "macs": self.macs,
                 "utilization": self.utilization, "dram_bytes": dict(self.dram_bytes),
                 "dram_bw_achieved": self.dram_bw_achieved, "units": self.units,
-                "energy_pj": self.energy_pj, "sim_wall_s": self.sim_wall_s,
-                "races": len(self.races)}
+                "energy_pj": self.energy_pj, "energy_breakdown": self.energy_breakdown,
+                "sim_wall_s": self.sim_wall_s, "races": len(self.races)}
 
     def chrome_trace(self) -> dict:
         return stats.chrome_trace(self.trace, list(self.units),
@@ -182,6 +185,7 @@ def simulate(program, target=None, dram: Dram | None = None, inputs: dict | None
     moved = dram_bytes["read"] + dram_bytes["write"]
     peak = cycles * target.derived.peak_macs_per_cycle
     units = stats.unit_counters(system, cycles)
+    breakdown = energy.energy_breakdown(target, work, moved, cycles)
     return SimResult(
         cycles=cycles,
         instructions=sum(u["instructions"] for u in units.values()),
@@ -189,7 +193,7 @@ def simulate(program, target=None, dram: Dram | None = None, inputs: dict | None
         utilization=work["macs"] / peak if peak else 0.0,
         dram_bytes=dram_bytes,
         dram_bw_achieved=moved / cycles if cycles else 0.0,
-        energy_pj=stats.energy_pj(target, work, moved, cycles),
+        energy_pj=energy.energy_pj(breakdown), energy_breakdown=breakdown,
         macs=work["macs"],
         sim_wall_s=time.perf_counter() - wall,
         timing_only=timing_only, target=target, dram=dram, tensors=tensors,

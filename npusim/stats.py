@@ -1,4 +1,5 @@
-"""Results of a run: per-unit counters, energy, the trace DataFrame and its Chrome/Perfetto JSON.
+"""Results of a run: per-unit counters, work totals, the trace DataFrame and its Chrome/Perfetto
+JSON (energy is npusim.hw.energy).
 
 Every counter is defined in docs/counters.md; keep the two in step.
 """
@@ -32,30 +33,21 @@ def unit_counters(system, cycles: int) -> dict[str, dict[str, int]]:
     return out
 
 
-def work_totals(system) -> dict[str, int]:
-    """MACs, SRAM bytes touched, vector element-ops and DMA bytes summed over every unit."""
+def work_totals(system) -> dict:
+    """MACs, SRAM bytes touched, vector element-ops and DMA bytes summed over every unit, and
+    "sram": the SRAM bytes by buffer."""
     keys = ("macs", "sram_bytes", "vector_ops", "dram_bytes")
     totals = dict.fromkeys(keys, 0)
+    sram: dict[str, int] = {}
     for core in system.cores:
         for unit in core.units.values():
             work = unit.work  # summed when asked (Unit.work)
             for k in keys:
                 totals[k] += work[k]
+            for buf, n in unit.sram_bytes.items():
+                sram[buf] = sram.get(buf, 0) + n
+    totals["sram"] = sram
     return totals
-
-
-def energy_pj(target, work: dict, dram_bytes: int, cycles: int) -> dict[str, float]:
-    """Per-action energy from the Target's table, plus static power over the run's time."""
-    parts = {
-        "mac": work["macs"] * target.energy_mac_pj,
-        "sram": work["sram_bytes"] * target.energy_sram_byte_pj,
-        "dram": dram_bytes * target.energy_dram_byte_pj,
-        "vector": work["vector_ops"] * target.energy_vector_op_pj,
-        # static_mw is per core: mW x cycles / MHz = 1e-3 W x 1e-6 s = 1e-9 J = 1e3 pJ.
-        "static": target.static_mw * target.num_cores * cycles * 1e3 / target.freq_mhz,
-    }
-    parts["total"] = sum(parts.values())
-    return parts
 
 
 def trace_frame(rows: list | None, queue_stalls: list | None = None) -> pd.DataFrame:

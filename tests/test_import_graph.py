@@ -27,12 +27,12 @@ ALLOWED = {  # component -> what it may import (besides itself)
     "isa": set(),
     "compiler": {"isa"},
     "npusim": {"isa"},  # the package root re-exports the error root
-    "npusim.model": {"isa", "npusim"},
+    "npusim.model": {"isa", "npusim", "npusim.hw"},  # the energy of a run (npusim.hw.energy)
     "npusim.runtime": {"isa", "npusim", "npusim.model"},
     "npusim.hw": {"isa", "npusim"},
     "npusim.flow": {"isa", "compiler", "npusim", "npusim.model", "npusim.runtime", "npusim.hw"},
     "npusim.cli": {"isa", "compiler", "npusim", "npusim.model", "npusim.runtime", "npusim.hw",
-                   "npusim.flow", "npusim.conformance"},
+                   "npusim.flow", "npusim.conformance", "npusim.report"},
     ENTRY: {"npusim", "npusim.cli"},
 }
 

@@ -143,11 +143,19 @@ NPU_ATTRS = (
     Attr("freq-mhz", int, 1000, 1, 10000, doc="clock frequency", unit="MHz"),
     Attr("dtype", str, "int8", choices=load_spec().dtypes,
          doc="data type (fp16 accumulates in fp32)"),
-    _energy("energy-mac-pj", 0.2, "energy per multiply-accumulate"),
-    _energy("energy-sram-byte-pj", 0.05, "energy per on-chip buffer byte accessed"),
-    _energy("energy-dram-byte-pj", 10.0, "energy per DRAM byte transferred"),
-    _energy("energy-vector-op-pj", 0.1, "energy per vector lane operation"),
-    Attr("static-mw", float, 50.0, min=0.0, doc="static (leakage) power", unit="mW"),
+    # Energy at 45 nm (sources: docs/energy.md; Horowitz, ISSCC 2014, unless noted).
+    _energy("energy-mac-pj", 0.3, "energy per int8 multiply-accumulate (8b mult 0.2 + 32b add "
+            "0.1)"),
+    _energy("energy-mac-fp16-pj", 2.0, "energy per fp16 multiply-accumulate (16b FP mult 1.1 + "
+            "32b FP add 0.9), used when dtype=fp16"),
+    _energy("energy-sram-byte-pj", 1.25, "energy per byte read or written in an 8 KiB buffer "
+            "(10 pJ per 64 bits); a buffer of B KiB costs this x sqrt(B/8)"),
+    _energy("energy-dram-byte-pj", 160.0, "energy per DRAM byte transferred (640 pJ per 32 bits)"),
+    _energy("energy-vector-op-pj", 0.1, "energy per vector lane operation (32b add)"),
+    Attr("leakage-mw-per-mm2", float, 25.0, min=0.0, unit="mW/mm2",
+         doc="leakage power density over the area of npusim.hw.area (Nangate45 typical cells)"),
+    Attr("static-mw", float, 0.0, min=0.0, unit="mW",
+         doc="static power per core if > 0; 0 derives it from area x leakage-mw-per-mm2"),
 )
 
 register_target_kind("npu", NPU_ATTRS, _derive_npu, "simulated NPU: systolic array + vector unit")

@@ -20,6 +20,7 @@ SUBCOMMANDS = {
     "run": "npusim.cli.run_cmd",
     "compile": "npusim.cli.compile_cmd",
     "conformance": "npusim.cli.conformance_cmd",
+    "report": "npusim.cli.report_cmd",
 }
 
 
@@ -54,6 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    # what saved runs and reports record as their provenance's command
+    args.command_line = ["npusim", *(sys.argv[1:] if argv is None else argv)]
     try:
         return int(args.func(args) or 0)
     except NpusimError as e:

@@ -11,6 +11,7 @@ from npusim.cli.errors import UsageError
 from npusim.cli.options import (DEFAULT_MODEL, DEFAULT_TARGET, add_input_shape_argument,
                                 add_races_argument, check_writable, input_shapes_arg,
                                 non_negative, npu_target_arg, race_warnings, save_trace)
+from npusim.cli.outputs import add_output_arguments, check_outputs, keep_trace, save_outputs
 
 
 def register(subparsers) -> None:
@@ -39,6 +40,7 @@ def register(subparsers) -> None:
                    help="skip data (no verification): cycles only, much faster")
     add_races_argument(p)
     add_compare_arguments(p)  # --compare: CPU/GPU baselines
+    add_output_arguments(p)   # --save RUN.json, --csv DIR
     p.set_defaults(func=run)
 
 
@@ -48,6 +50,7 @@ def run(args) -> int:
     from npusim.cli.progress import stages, ticking
     from npusim.cli.report import format_report
     check_writable(args.trace)  # before compiling anything, as the --compare list
+    check_outputs(args)
     input_shapes = input_shapes_arg(args.input_shape)
     if args.compare:
         args.compare = compare.parse_compare(args.compare, args.model)
@@ -58,7 +61,7 @@ def run(args) -> int:
         compiled = flow.compile(args.model, target, resolution=args.resolution, progress=step,
                                 **({"input_shapes": input_shapes} if input_shapes else {}))
     with ticking(not args.json, "simulate"), race_warnings([]) as sims:
-        result = flow.simulate(compiled, timing_only=args.timing_only, trace=bool(args.trace),
+        result = flow.simulate(compiled, timing_only=args.timing_only, trace=keep_trace(args),
                                seed=args.seed, races=args.races)
         sims.append(result.sim)
     if not args.timing_only:
@@ -67,6 +70,7 @@ def run(args) -> int:
     if args.compare:
         flow.compare(compiled, result, dict(args.compare))
     save_trace(result, args.trace)
+    save_outputs(result, args)
     s = result.to_json()
     print(json.dumps(s, indent=1) if args.json else format_report(s))
     if args.compare:
@@ -89,9 +93,10 @@ def run_artifact(args) -> int:
     target = npu_target_arg(compiled.artifact.target if args.target is None else args.target)
     with race_warnings([]) as sims:
         result = flow.simulate(compiled, target=target, timing_only=args.timing_only,
-                               trace=bool(args.trace), seed=args.seed, races=args.races)
+                               trace=keep_trace(args), seed=args.seed, races=args.races)
         sims.append(result.sim)
     save_trace(result, args.trace)
+    save_outputs(result, args)
     s = result.to_json()
     print(json.dumps(s, indent=1) if args.json else format_report(s))
     return 0

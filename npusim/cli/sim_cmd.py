@@ -9,6 +9,7 @@ import numpy as np
 
 from npusim.cli.errors import UsageError
 from npusim.cli.options import add_races_argument, int_at_least, non_negative, race_warnings
+from npusim.cli.outputs import add_output_arguments, check_outputs, keep_trace, save_sim_csv
 
 
 def register(subparsers) -> None:
@@ -37,6 +38,7 @@ def register(subparsers) -> None:
     p.add_argument("--max-cycles", type=int_at_least(1), metavar="N",
                    help="stop with a fault after N cycles")
     add_races_argument(p)
+    add_output_arguments(p, save=False)  # --csv DIR
     p.set_defaults(func=run)
 
 
@@ -46,6 +48,7 @@ def run(args) -> int:
     from npusim.runtime import check_compatible
     from npusim.runtime.loader import read_program
 
+    check_outputs(args)
     art = _artifact_of(args.program)
     program = art.program if art is not None else read_program(args.program)
     target = _target(args.target or program.target, args.program, bool(args.target))
@@ -59,6 +62,7 @@ def run(args) -> int:
         raise UsageError("--output needs data, but --timing-only computes none; drop one")
     run_one = _run_artifact if art is not None else _run_on_device
     result = run_one(args, art or program, target, inputs, outputs)
+    save_sim_csv(result, args.csv, art)
     if args.trace:
         try:
             result.save_chrome_trace(args.trace)
@@ -90,7 +94,7 @@ def _run_on_device(args, program, target, inputs: dict, outputs: dict):
                 else dev.alloc(slot.shape, slot.dtype, name=name)
         with race_warnings([]) as sims:
             result = dev.sync(dev.run(prog, bindings, timing_only=args.timing_only,
-                                      max_cycles=args.max_cycles, trace=bool(args.trace),
+                                      max_cycles=args.max_cycles, trace=keep_trace(args),
                                       races=args.races))
             sims.append(result)
         for name, path in outputs.items():
@@ -135,7 +139,7 @@ def _run_artifact(args, art, target, inputs: dict, outputs: dict):
     with race_warnings([]) as sims:
         result, got = flow.execute(art, dev_in, target, timing_only=args.timing_only,
                                    races=args.races, max_cycles=args.max_cycles,
-                                   trace=bool(args.trace))
+                                   trace=keep_trace(args))
         sims.append(result)
     for name, path in outputs.items():
         _save(path, got[name], name)

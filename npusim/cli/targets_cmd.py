@@ -41,8 +41,14 @@ def derived_dict(target: Target) -> dict:
 def target_dict(target: Target) -> dict:
     attrs = target.to_dict()
     kind, tag = attrs.pop("kind"), attrs.pop("tag")
-    return {"kind": kind, "tag": tag, "target": str(target), "attrs": attrs,
-            "derived": derived_dict(target)}
+    out = {"kind": kind, "tag": tag, "target": str(target), "attrs": attrs,
+           "derived": derived_dict(target)}
+    if kind == "npu":  # mm^2 at 45 nm (npusim.hw.area, docs/energy.md)
+        from npusim.hw.area import area_breakdown
+        parts = area_breakdown(target)
+        out["area_mm2"] = sum(parts.values())
+        out["area_breakdown"] = parts
+    return out
 
 
 def _key_attrs(target: Target) -> str:
@@ -79,7 +85,23 @@ def show(target: Target) -> str:
         lines += ["", "derived"]
         width = max(map(len, derived))
         lines += [f"  {k:<{width}}  {_format(v)}" for k, v in derived.items()]
+    if target.kind == "npu":
+        lines += ["", *area_lines(target)]
     return "\n".join(lines)
+
+
+def area_lines(target: Target) -> list[str]:
+    """The area at 45 nm, total and by component (mm^2 and share)."""
+    from npusim.hw.area import area_breakdown
+    from npusim.hw.cell_lib import NODE_NM
+    parts = area_breakdown(target)
+    total = sum(parts.values())
+    cores = f", {target.num_cores} cores" if target.num_cores > 1 else ""
+    lines = [f"area    {total:.3f} mm2 at {NODE_NM} nm (logic fitted to Yosys synthesis + SRAM"
+             f"{cores}; docs/energy.md)"]
+    width = max(map(len, parts))
+    lines += [f"  {k:<{width}}  {v:8.4f} mm2  {100 * v / total:5.1f}%" for k, v in parts.items()]
+    return lines
 
 
 def _parse(tokens: list[str]) -> Target:

@@ -51,7 +51,7 @@ def _shape(instr, state, dram, load: bool):
         count, extent, fill = dma_elems(f, planes)
         nbytes = count * eb
         info = ExecInfo(timing.cycles(state.hw, instr, bytes=nbytes, fill=fill),
-                        dram_bytes=nbytes, sram_bytes=(extent if load else count) * eb,
+                        dram_bytes=nbytes, sram=((buf, (extent if load else count) * eb),),
                         fill_elems=fill if load else 0)
         shape = state.shapes[key] = (buf, eb, planes, plane_stride, count,
                                      extent if load else count, info)

@@ -11,10 +11,12 @@ from npusim.exec.state import ExecInfo
 from npusim.faults import IllegalInstructionError
 
 
-def _pass_sram_bytes(state, m: int, k: int, n: int, accumulate: bool) -> int:
-    """Bytes one weight-stationary pass touches: inputs, weights, accumulator write (+ read)."""
+def _pass_sram_bytes(state, m: int, k: int, n: int, accumulate: bool) -> tuple:
+    """Bytes one weight-stationary pass touches by buffer: inputs, weights, accumulator write
+    (+ read)."""
     eb, ab = state.elem_bytes["ibuf"], state.elem_bytes["abuf"]
-    return (m * k + k * n) * eb + m * n * ab * (2 if accumulate else 1)
+    return (("ibuf", m * k * eb), ("wbuf", k * n * eb),
+            ("abuf", m * n * ab * (2 if accumulate else 1)))
 
 
 def _conv_shape(instr, state, regs):
@@ -35,10 +37,12 @@ def _conv_shape(instr, state, regs):
             hint="check the conv_* registers set by cfg unit=matrix")
     ext = extents(instr, regs)
     passes = timing.conv_passes(hw, kh, kw, cin)
-    sram = sum(_pass_sram_bytes(state, oh * ow, k, cout, bool(f["acc"]) or i > 0)
-               for i, k in enumerate(passes))
+    sram = dict.fromkeys(("ibuf", "wbuf", "abuf"), 0)
+    for i, k in enumerate(passes):
+        for buf, n in _pass_sram_bytes(state, oh * ow, k, cout, bool(f["acc"]) or i > 0):
+            sram[buf] += n
     info = ExecInfo(timing.cycles(hw, instr, **ops), macs=oh * ow * kh * kw * cin * cout,
-                    sram_bytes=sram)
+                    sram=tuple(sram.items()))
     return (ext["ibuf"].count, ext["wbuf"].count, ext["abuf"].count), kh, kw, oh, ow, info
 
 
@@ -64,7 +68,7 @@ def gemm(instr, state, dram, timing_only):
     for name, extent in extents(instr, state.regs["matrix"]).items():
         check_sram(state, name, f[name], extent.count, name)
     info = ExecInfo(timing.cycles(hw, instr, **f), macs=m * k * n,
-                    sram_bytes=_pass_sram_bytes(state, m, k, n, bool(f["acc"])))
+                    sram=_pass_sram_bytes(state, m, k, n, bool(f["acc"])))
     if timing_only:
         return info, None
     a = read(state, "ibuf", f["ibuf"], m * k).reshape(m, k)

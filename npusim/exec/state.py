@@ -19,10 +19,15 @@ class ExecInfo:
 
     cycles: int
     dram_bytes: int = 0
-    sram_bytes: int = 0
     macs: int = 0
     vector_ops: int = 0
     fill_elems: int = 0    # SRAM elements a padded load's zero fill walks (operands.dma_elems)
+    sram: tuple = ()       # ((buffer, bytes read + written), ...): SRAM energy is per buffer
+
+    @property
+    def sram_bytes(self) -> int:
+        """SRAM bytes touched, all buffers."""
+        return sum(n for _, n in self.sram)
 
 
 class CoreState:

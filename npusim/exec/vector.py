@@ -35,7 +35,7 @@ def _shaped(instr, state):
         names, counts = _operands(instr, state)
         f = instr.fields
         info = ExecInfo(timing.cycles(state.hw, instr, **f), vector_ops=f["len"],
-                        sram_bytes=_bytes(state, names, counts))
+                        sram=_bytes(state, names, counts))
         shape = state.shapes[key] = (names, counts, info)
         return shape
     names, counts, _ = shape
@@ -45,8 +45,9 @@ def _shaped(instr, state):
     return shape
 
 
-def _bytes(state, names: dict, counts: dict) -> int:
-    return sum(state.elem_bytes[names[k]] * c for k, c in counts.items())
+def _bytes(state, names: dict, counts: dict) -> tuple:
+    """((buffer, bytes), ...) of every operand, in operand order."""
+    return tuple((names[k], state.elem_bytes[names[k]] * c) for k, c in counts.items())
 
 
 def _unary(compute):
@@ -136,8 +137,8 @@ def _pool(kind):
         src, dst = names["src0"], names["dst"]
         window_ops = oh * ow * kh * kw * c
         info = ExecInfo(timing.cycles(state.hw, instr, **ops), vector_ops=window_ops,
-                        sram_bytes=window_ops * state.elem_bytes[src]
-                        + counts["dst"] * state.elem_bytes[dst])
+                        sram=((src, window_ops * state.elem_bytes[src]),
+                              (dst, counts["dst"] * state.elem_bytes[dst])))
         if timing_only:
             return info, None
         x = read(state, src, f["src0"], f["in_h"] * f["in_w"] * c).reshape(f["in_h"], f["in_w"], c)

@@ -17,8 +17,10 @@ from npusim.flow.errors import FlowError
 from npusim.flow.inputs import device_inputs, random_device_inputs, random_inputs
 from npusim.flow.pipeline import run
 from npusim.flow.result import Result, layer_table
+from npusim.flow.saved import SavedRunError, load as load_run, save as save_run
 from npusim.flow.sim import execute, simulate
 
 __all__ = ["compile", "simulate", "verify", "run", "compare", "Compiled", "Result",
            "Verification", "FlowError", "execute", "random_inputs", "device_inputs",
-           "random_device_inputs", "layer_table", "DEFAULT_TARGET", "FP16_SNR_DB"]
+           "random_device_inputs", "layer_table", "DEFAULT_TARGET", "FP16_SNR_DB", "save_run",
+           "load_run", "SavedRunError"]

@@ -63,6 +63,12 @@ class Result:
         return self.sim.energy_pj["total"]
 
     @property
+    def energy_breakdown(self) -> dict:
+        """pJ by component: mac, vector, sram_<buffer>, dram, leakage; sums to energy_pj
+        (npusim.hw.energy, docs/energy.md)."""
+        return dict(self.sim.energy_breakdown)
+
+    @property
     def energy_by_action_pj(self) -> dict:
         """mac, sram, dram, vector, static and total, pJ."""
         return dict(self.sim.energy_pj)
@@ -129,7 +135,8 @@ class Result:
                "verified": checks.get("verified"),
                "bit_exact": checks.get("bit_exact"), "top1_agree": checks.get("top1_agree"),
                "snr_db": checks.get("snr_db"), "reference": checks.get("reference"),
-               "energy_pj": self.energy_pj, "sim_wall_s": self.sim.sim_wall_s,
+               "energy_pj": self.energy_pj, "energy_breakdown": self.energy_breakdown,
+               "sim_wall_s": self.sim.sim_wall_s,
                "compile_s": self.compile_s, "instructions": int(self.sim.instructions),
                "dram_bytes": int(sum(self.sim.dram_bytes.values())),
                "timing_only": self.sim.timing_only, "races": len(self.sim.races),

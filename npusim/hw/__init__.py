@@ -1,2 +1,3 @@
-"""Hardware cost models: the Target -> RTL parameter map (rtl_params) and the relative area of
-the RTL units from their Yosys synthesis (area)."""
+"""Hardware cost models: the Target -> RTL parameter map (rtl_params), area in mm^2 at 45 nm
+fitted to Yosys synthesis of the RTL (area, cell_lib, area_fit.json) and the energy of a run
+(energy)."""

@@ -1,27 +1,137 @@
-"""Relative area of the RTL units: Yosys generic-gate cell counts per configuration, looked up
-in the table experiments/rtl_area.py synthesizes (rtl_area.csv, shipped with the package).
+"""Area of an npu Target in mm^2 at 45 nm: logic from a model fitted to Yosys synthesis of the
+RTL (area_fit.json), SRAM buffers from a per-KiB density; and the raw Yosys cell counts.
 
-Cell counts rank configurations; they are not mm^2 (docs/rtl.md). The DSE reads them with
-`rtl_area(unit, **params)` or `core_area(target)`."""
+`area_mm2(target)` and `area_breakdown(target)` (mm^2 by component) price any npu Target; the
+model, its sources and its limits are docs/energy.md. `rtl_area(unit, **params)` and
+`core_area(target)` look up the generic-gate cell counts of configurations synthesized
+beforehand (rtl_area.csv, written by experiments/rtl_area.py); cells rank configurations but are
+not mm^2 until priced by npusim.hw.cell_lib."""
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
 from pathlib import Path
 
-from npusim.hw.rtl_params import UNITS, unit_params
+from npusim.hw.rtl_params import UNITS, area_params, unit_params
 
 CSV = Path(__file__).with_name("rtl_area.csv")
-PARAM_COLUMNS = ["R", "C", "L", "P", "BW", "SETUP", "PAD_LANES"]
+FIT = Path(__file__).with_name("area_fit.json")
+PARAM_COLUMNS = ["R", "C", "L", "P", "BW", "SETUP", "PAD_LANES", "Q", "NU", "NSEM"]
 SWEEP_HINT = "python -m experiments.rtl_area --target '<a target with it>'"
+FIT_HINT = "python -m experiments.rtl_area --fit"
 
+# Each module's area terms: the fit finds one um^2 coefficient per term. The matrix unit has
+# R*C PEs, input skew registers O(R^2), output de-skew O(C^2) and per-lane address logic
+# O(R + C); a vector lane is L copies plus P pipeline stages of L lanes; a DMA channel has
+# two address chains of BW byte lanes and a PAD_LANES-wide zero-fill walker.
+FEATURES = {
+    "matrix_unit": (("1", lambda p: 1), ("R*C", lambda p: p["R"] * p["C"]),
+                    ("R^2", lambda p: p["R"] ** 2), ("C^2", lambda p: p["C"] ** 2),
+                    ("R+C", lambda p: p["R"] + p["C"])),
+    "vector_unit": (("1", lambda p: 1), ("L", lambda p: p["L"]), ("P", lambda p: p["P"]),
+                    ("L*P", lambda p: p["L"] * p["P"])),
+    "dma_engine": (("1", lambda p: 1), ("BW", lambda p: p["BW"]),
+                   ("PAD_LANES", lambda p: p["PAD_LANES"])),
+    "dispatcher": (("1", lambda p: 1), ("NU", lambda p: p["NU"])),
+    "unit_queue": (("1", lambda p: 1), ("Q", lambda p: p["Q"])),
+    "semaphores": (("1", lambda p: 1), ("NSEM", lambda p: p["NSEM"]), ("NU", lambda p: p["NU"]),
+                   ("NSEM*NU", lambda p: p["NSEM"] * p["NU"])),
+}
+
+# SRAM at 45 nm: the 0.346 um^2 6T bit cell of Intel's 45 nm process (K. Mistry et al., "A 45nm
+# Logic Technology with High-k+Metal Gate Transistors, Strained Silicon, 9 Cu Interconnect
+# Layers, 193nm Dry Patterning, and 100% Pb-free Packaging", IEDM 2007), divided by an assumed
+# 70% array efficiency (bit cells / macro area; the rest is decoders, sense amplifiers, I/O).
+SRAM_BITCELL_UM2 = 0.346
+SRAM_ARRAY_EFFICIENCY = 0.70
+SRAM_MM2_PER_KIB = 8 * 1024 * SRAM_BITCELL_UM2 / SRAM_ARRAY_EFFICIENCY / 1e6
+
+# fp16 PEs (the RTL is int8 only): the int8 PE with its 8-bit multiplier and 32-bit adder
+# replaced by a 16-bit FP multiplier and a 32-bit FP adder (fp32 accumulation), at the 45 nm
+# areas of M. Horowitz, "Computing's energy problem (and what we can do about it)", ISSCC 2014:
+# 8b mult 282, 32b add 137, 16b FP mult 1640, 32b FP add 4184 um^2.
+FP16_PE_EXTRA_UM2 = (1640 + 4184) - (282 + 137)
+
+COMPONENTS = ("matrix", "vector", "dma", "dispatch")  # then sram_<buffer> for each buffer
+
+
+@lru_cache(maxsize=None)
+def load_fit(path: Path = FIT) -> dict:
+    """The fitted area model (experiments/rtl_area.py --fit writes it)."""
+    if not Path(path).exists():
+        raise FileNotFoundError(f"{path} does not exist; run `{FIT_HINT}`")
+    fit = json.loads(Path(path).read_text())
+    for module, terms in FEATURES.items():
+        have = fit["modules"].get(module, {}).get("terms")
+        if have != [name for name, _ in terms]:
+            raise ValueError(f"{path}: module {module} has terms {have}, the model "
+                             f"{[name for name, _ in terms]}; hint: run `{FIT_HINT}`")
+    return fit
+
+
+def reload_fit() -> None:
+    """Forget the loaded fit and every area priced with it (after --fit rewrote the file)."""
+    load_fit.cache_clear()
+    _core_parts.cache_clear()
+
+
+def module_um2(module: str, params: dict, fit: dict | None = None) -> float:
+    """Fitted standard-cell um^2 of one RTL module with these HDL parameters."""
+    fit = fit or load_fit()
+    coef = fit["modules"][module]["coef_um2"]
+    return sum(c * f(params) for c, (_, f) in zip(coef, FEATURES[module]))
+
+
+def core_breakdown_mm2(target) -> dict[str, float]:
+    """mm^2 of one core by component: matrix, vector, dma (all channels), dispatch, sram_*."""
+    from isa.target import Target
+    return dict(_core_parts(Target.create(target)))
+
+
+@lru_cache(maxsize=1024)  # every simulate() prices its Target's leakage; a DSE reuses Targets
+def _core_parts(t) -> tuple:
+    fit = load_fit()
+    um2 = {m: module_um2(m, area_params(m, t), fit) for m in FEATURES}
+    nu = area_params("dispatcher", t)["NU"]
+    matrix = um2["matrix_unit"]
+    if t.dtype == "fp16":
+        matrix += FP16_PE_EXTRA_UM2 * t.array_rows * t.array_cols
+    parts = {
+        "matrix": matrix / 1e6,
+        "vector": um2["vector_unit"] / 1e6,
+        "dma": t.dma_engines * um2["dma_engine"] / 1e6,
+        # one dispatcher, a queue per unit, one semaphore bank
+        "dispatch": (um2["dispatcher"] + nu * um2["unit_queue"] + um2["semaphores"]) / 1e6,
+    }
+    for b, nbytes in t.derived.buffer_bytes.items():
+        parts[f"sram_{b}"] = nbytes / 1024 * SRAM_MM2_PER_KIB
+    return tuple(parts.items())
+
+
+def area_breakdown(target) -> dict[str, float]:
+    """mm^2 by component for the whole Target (every core has its own units and buffers, so
+    each component is num_cores times one core's); the values sum to area_mm2(target)."""
+    from isa.target import Target
+    t = Target.create(target)
+    return {k: v * t.num_cores for k, v in core_breakdown_mm2(t).items()}
+
+
+def area_mm2(target) -> float:
+    """Total mm^2 at 45 nm: logic (standard cells) plus SRAM, all cores; no DRAM, no PHY."""
+    return sum(area_breakdown(target).values())
+
+
+# ---- raw cell counts (the table experiments/rtl_area.py synthesizes) ---------------------------
 
 def config_text(params: dict) -> str:
     return " ".join(f"{k}={v}" for k, v in params.items())
 
 
 def rtl_area(unit: str, csv: Path = CSV, **params) -> int:
-    """Generic-gate cells of `unit` ("matrix", "vector", "dma") with these HDL parameters,
-    e.g. rtl_area("matrix", R=8, C=8); parameters left out match any value."""
+    """Generic-gate cells of `unit` ("matrix", "vector", "dma", or an area-model module such as
+    "matrix_unit") with these HDL parameters, e.g. rtl_area("matrix", R=8, C=8); parameters
+    left out match any value."""
     import pandas as pd
     if not Path(csv).exists():
         raise FileNotFoundError(f"{csv} does not exist; run `python -m experiments.rtl_area`")
@@ -29,13 +139,13 @@ def rtl_area(unit: str, csv: Path = CSV, **params) -> int:
     rows = table[table["unit"] == unit]
     for k, v in params.items():
         if k not in rows:
-            raise KeyError(f"{unit} has no parameter {k}; its parameters: "
-                           f"{', '.join(c for c in PARAM_COLUMNS if rows[c].notna().any())}")
+            have = [c for c in PARAM_COLUMNS if c in rows and rows[c].notna().any()]
+            raise KeyError(f"{unit} has no parameter {k}; its parameters: {', '.join(have)}")
         rows = rows[rows[k] == v]
     if rows.empty:
         known = "; ".join(table.loc[table["unit"] == unit, "config"])
         raise KeyError(f"no area for {unit} {config_text(params)}; synthesized: {known or 'none'}; "
-                       f"hint: {SWEEP_HINT}")
+                       f"hint: {SWEEP_HINT}, or area_mm2(target) for any Target")
     if len(rows) > 1:
         raise KeyError(f"{len(rows)} {unit} configurations match {config_text(params)}: "
                        f"{'; '.join(rows['config'])}; give more parameters")

@@ -15,6 +15,18 @@ UNIT_SOURCES = {
 }
 UNITS = tuple(UNIT_SOURCES)  # the unit classes of the ISA's unit enum that have RTL
 
+# The modules the area model is fitted on (npusim.hw.area, experiments/rtl_area.py --fit), each
+# its own top: the matrix unit as the core instantiates it (engine + conv sequencer), the
+# vector unit, one DMA channel, and the dispatch logic (dispatcher, one queue, the semaphores).
+AREA_SOURCES = {
+    "matrix_unit": ["matrix_unit.v", "conv_im2col.v", *UNIT_SOURCES["matrix"]],
+    "vector_unit": UNIT_SOURCES["vector"],
+    "dma_engine": UNIT_SOURCES["dma"],
+    "dispatcher": ["dispatcher.v"],
+    "unit_queue": ["unit_queue.v"],
+    "semaphores": ["semaphores.v"],
+}
+
 
 def rtl_target(target) -> Target:
     """The Target, checked to be one the RTL implements (the int8 datapath)."""
@@ -52,6 +64,32 @@ def dram_params(t: Target, dram_bytes: int | None = None) -> dict:
 
 
 UNIT_PARAMS = {"matrix": matrix_params, "vector": vector_params, "dma": dma_params}
+
+
+def queued_units(t: Target) -> int:
+    """Units with a queue: matrix, vector and one per DMA channel (the RTL's NU)."""
+    return 2 + t.dma_engines
+
+
+AREA_PARAMS = {
+    "matrix_unit": matrix_params,
+    "vector_unit": vector_params,
+    "dma_engine": dma_params,
+    "dispatcher": lambda t: {"NU": queued_units(t)},
+    "unit_queue": lambda t: {"Q": t.queue_depth},
+    "semaphores": lambda t: {"NSEM": t.semaphores, "NU": queued_units(t)},
+}
+
+
+def area_params(module: str, target) -> dict:
+    """HDL parameters of an area-model module for any npu Target (the area model also prices
+    fp16 targets, whose datapath the RTL does not implement: see npusim.hw.area)."""
+    if module not in AREA_PARAMS:
+        raise KeyError(f"unknown area module '{module}'; known: {', '.join(AREA_PARAMS)}")
+    t = Target.create(target)
+    if t.kind != "npu":
+        raise TargetError(f"the area model prices npu targets, not kind '{t.kind}'")
+    return AREA_PARAMS[module](t)
 
 
 def unit_params(unit: str, target) -> dict:

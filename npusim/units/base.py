@@ -38,6 +38,15 @@ class Unit:
         return f"core{self.core.index}.{self.name}"
 
     @property
+    def sram_bytes(self) -> dict:
+        """SRAM bytes by buffer, for the energy model (npusim.hw.energy), summed when asked."""
+        out: dict = {}
+        for info in self.infos:
+            for buf, n in info.sram:
+                out[buf] = out.get(buf, 0) + n
+        return out
+
+    @property
     def work(self) -> dict:
         """MACs, SRAM bytes, vector element-ops, DRAM bytes and instructions run so far (summed
         when asked: one append per instruction instead of five counter updates)."""

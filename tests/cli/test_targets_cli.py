@@ -42,7 +42,7 @@ def test_tag_shows_attributes_and_derived_values(capsys):
     assert lines[:3] == [f"target  {t}", "kind    npu (simulated NPU: systolic array + vector unit)",
                          "tag     npu-tiny"]
     assert lines[4].split()[:3] == ["array", "4x4", "PEs"]
-    assert "  dram-bw              4     B/cycle   DRAM bandwidth shared by all DMA channels and cores" in lines
+    assert "  dram-bw              4      B/cycle   DRAM bandwidth shared by all DMA channels and cores" in lines
     # 4 KiB of int8 is 4096 elements; 16 KiB of int32 accumulators is also 4096
     assert "  buffer_elems          ibuf=4096 wbuf=4096 abuf=4096 obuf=4096" in lines
     assert "  peak_macs_per_cycle   16" in lines
@@ -55,7 +55,7 @@ def test_target_string_tokens_or_dict_resolve_the_same(capsys, argv):
     code, out, err = run(capsys, "targets", *argv, "--json")
     doc = json.loads(out)
     assert (code, err) == (0, "")
-    assert set(doc) == {"kind", "tag", "target", "attrs", "derived"}
+    assert set(doc) == {"kind", "tag", "target", "attrs", "derived", "area_mm2", "area_breakdown"}
     assert (doc["kind"], doc["tag"]) == ("npu", None)
     assert (doc["attrs"]["array"], doc["attrs"]["dma-engines"], doc["attrs"]["vector-lanes"]) == \
         ("8x8", 1, 16)
@@ -63,6 +63,22 @@ def test_target_string_tokens_or_dict_resolve_the_same(capsys, argv):
     expected = Target("npu", array=(8, 8), dma_engines=1)
     assert Target.from_string(doc["target"]) == expected
     assert Target.from_dict({"kind": doc["kind"], **doc["attrs"]}) == expected
+
+
+def test_npu_targets_print_their_area(capsys):
+    from npusim.hw.area import area_breakdown
+    code, out, _ = run(capsys, "targets", "npu-edge", "-array=32x32", "--json")
+    doc = json.loads(out)
+    parts = area_breakdown("npu-edge -array=32x32")
+    assert code == 0 and doc["area_breakdown"] == pytest.approx(parts)
+    assert doc["area_mm2"] == pytest.approx(sum(parts.values()))
+    code, out, _ = run(capsys, "targets", "npu-edge")
+    lines = out.splitlines()
+    total = sum(area_breakdown("npu-edge").values())
+    assert code == 0 and f"area    {total:.3f} mm2 at 45 nm" in out
+    assert any(ln.split()[:1] == ["sram_abuf"] and ln.split()[2] == "mm2" for ln in lines)
+    code, out, _ = run(capsys, "targets", "cpu-host", "--json")
+    assert code == 0 and "area_mm2" not in json.loads(out)
 
 
 def test_tag_with_overrides_keeps_the_tag(capsys):
