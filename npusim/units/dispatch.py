@@ -36,6 +36,7 @@ class Dispatcher:
         self.current = None
         self.clock = 0            # when the next dispatch starts (>= env.now: issuing ahead)
         self._ahead = None        # (first index, its start) of the instructions issued ahead
+        self._waiting_from = 0    # `waiting` holds from this cycle (it may be set ahead)
         self.env.process(self.run())
 
     @property
@@ -46,17 +47,20 @@ class Dispatcher:
         if self.finished:
             return "finished (halt or end of program)"
         current = self.current
+        waiting = self.waiting if self.env.now >= self._waiting_from else None
         if self._ahead is not None:  # issued ahead: the one whose dispatch spans env.now
             first, t0 = self._ahead
             step = timing.RULES["dispatch"](self.core.state.hw) or 1
             index = first + max(0, self.env.now - t0) // step
+            if current is not None:
+                index = min(index, current[0])
             entry = self.entries[index] if index < len(self.entries) else None
             if isinstance(entry, tuple):
                 current = (index, entry[0])
         if current is None:
             return "dispatching"
         index, instr = current
-        return f"{self.waiting or 'dispatching'} at [{index}] {disassemble(instr)}"
+        return f"{waiting or 'dispatching'} at [{index}] {disassemble(instr)}"
 
     def run(self):
         env, core, counters = self.env, self.core, self.counters
@@ -88,18 +92,35 @@ class Dispatcher:
                         core.last_activity = put_at
                     continue
                 self.current = (index, instr)
+                entry = (index, instr, start, put_at, kind, arg)
+                if put_at > env.now and len(queue.items) >= queue.capacity \
+                        and unit.earliest_end > put_at:
+                    # full now and still at put_at (its unit takes nothing before it ends):
+                    # wait for room from now, with no timeout to put_at; the stall counts
+                    # from put_at, as it would have
+                    self.waiting = (f"queue of {unit.full_name} full "
+                                    f"({core.target.queue_depth} entries)")
+                    self._waiting_from = put_at
+                    yield queue.put_wait(entry)
+                    self._ahead = None
+                    counters["stall_queue"] += env.now - put_at
+                    self.waiting = None
+                    if trace is not None:
+                        core.system.queue_stall_rows.append((core.index, index, put_at, env.now))
+                    clock = env.now
+                    core.last_activity = env.now
+                    continue
                 if put_at > env.now:  # self._until(put_at, d), inline: most dispatches
                     if start > env.now:
                         yield env.timeout(start - env.now)
                     yield env.timeout(put_at - env.now)
                 self._ahead = None
-                entry = (index, instr, start, put_at, kind, arg)
                 if len(queue.items) < queue.capacity:
                     queue.put(entry)
                 else:  # the unit's queue is full: dispatch stalls in order
                     self.waiting = (f"queue of {unit.full_name} full "
                                     f"({core.target.queue_depth} entries)")
-                    t0 = env.now
+                    self._waiting_from = t0 = env.now
                     yield queue.put_wait(entry)
                     counters["stall_queue"] += env.now - t0
                     self.waiting = None
