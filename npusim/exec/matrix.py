@@ -6,7 +6,7 @@ import numpy as np
 
 from isa import semantics, timing
 from isa.operands import cycle_operands, extents
-from npusim.exec.operands import check_limit, check_sram, read, writer
+from npusim.exec.operands import check_limit, check_sram, read, shape_key, writer
 from npusim.exec.state import ExecInfo
 from npusim.faults import IllegalInstructionError
 
@@ -83,7 +83,7 @@ def conv(instr, state, dram, timing_only):
     regs = state.regs["matrix"]
     # everything but the addresses follows from the shape fields and the registers: worked out
     # once per shape in a run (a layer's tiles repeat a few shapes), the bounds checked each time
-    key = ("conv", f["in_h"], f["in_w"], f["cin"], f["cout"], f["acc"], *regs.values())
+    key = (*shape_key(instr), *regs.values())
     shape = state.shapes.get(key)
     if shape is None:
         shape = state.shapes[key] = _conv_shape(instr, state, regs)

@@ -26,7 +26,7 @@ def succeed_later(event: Event, value, delay: int) -> None:
 
 class InstrQueue:
     """A unit's instruction queue: a simpy.Store of `capacity` entries with one getter (the
-    unit) and one putter (the dispatcher). An entry's last field is the cycle it enters the
+    unit) and one putter (the dispatcher). An entry's fourth field is the cycle it enters the
     queue, which the dispatcher may give ahead of time (Dispatcher: issuing ahead)."""
 
     def __init__(self, env, capacity: int):
