@@ -3,10 +3,19 @@ and what each conv rewrite contributes (ablation).
 
     python experiments/codegen_quality.py [--model resnet18] [--target npu-edge]
         [--resolution 224] [--no-ablation] [--json OUT.json]
+        [--dma] [--neighbours] [--cores] [--arrays]
 
 Prints the per-layer gap (cycles / roofline, excess cycles, schedule) sorted by excess, the
 totals, and a table with each rewrite turned off. Timing-only simulation: it gives the same
 cycles as the functional run (npusim guarantees it) in a fraction of the time.
+
+The knob sweeps (each instead of the per-layer table; several may be given):
+  --dma         cycles at 1/2/4/8 DMA engines (more engines must never be slower)
+  --neighbours  the pair sweep: the program compiled for a Target A run on A against the one
+                compiled for a neighbour B (one step of -dram-bw, -dma-engines, a buffer size)
+                run on A; a buffer neighbour's program is A's code with B's tiles (tile_for)
+  --cores       cycles and speed-up at 1/2/4/8 cores
+  --arrays      cycles / summed roofline at 16x16 and 32x32, with the worst layers
 """
 
 from __future__ import annotations
@@ -15,6 +24,10 @@ import argparse
 import json
 import sys
 
+from compiler.errors import CompilerError
+from isa.checks import target_name
+from isa.files import write_atomic
+from isa.target import Target
 from npusim import flow
 
 REWRITES = {"all rewrites": {}, "no swapped roles": {"swap": False},
@@ -46,6 +59,110 @@ def why(row: dict, lay) -> str:
     return sched
 
 
+def with_opts(base: Target, **opts) -> Target:
+    """`base` with some attributes changed."""
+    return base.with_attrs(**opts)
+
+
+BUFFERS = ("ibuf_kb", "wbuf_kb", "abuf_kb", "obuf_kb")
+
+
+def neighbours(a: Target) -> list:
+    """(knob, B, tile_for) for each neighbour B of A whose program runs on A: -dram-bw twice
+    and half (timing only), one DMA engine less (a machine with more still runs it), and each
+    buffer halved (compiled for A with B's tiles: tile_for; a program for other buffer sizes
+    or another array is refused by the runtime, npusim/runtime/compat.py)."""
+    out = [("dram-bw", with_opts(a, dram_bw=b), None) for b in (a.dram_bw * 2, a.dram_bw // 2)
+           if 1 <= b <= 1024]
+    if a.dma_engines > 1:
+        out.append(("dma-engines", with_opts(a, dma_engines=a.dma_engines - 1), None))
+    out += [(buf.replace("_", "-"), None, with_opts(a, **{buf: getattr(a, buf) // 2}))
+            for buf in BUFFERS if getattr(a, buf) > 1]
+    return out
+
+
+def cycles(model, target, resolution=None, on=None, **options) -> int:
+    kw = {"resolution": resolution} if resolution else {}
+    c = flow.compile(model, target, num_calib=1, **kw, **options)
+    return flow.simulate(c, timing_only=True, target=on).cycles
+
+
+def pair_sweep(model: str, bases: list, resolution=None) -> list:
+    """Per (A, neighbour): dict(model, a, knob, b, own, theirs): A's program on A, B's on A."""
+    rows = []
+    for a in bases:
+        own = cycles(model, a, resolution)
+        for knob, b, tile in neighbours(a):
+            theirs = cycles(model, b if b is not None else a, resolution, on=a,
+                            **({"tile_for": tile} if tile is not None else {}))
+            rows.append({"model": model, "a": target_name(a), "knob": knob,
+                         "b": target_name(b or tile),
+                         "own": own, "theirs": theirs})
+    return rows
+
+
+SWEEP_BASES = [Target("npu-edge", **o) for o in ({}, {"dram_bw": 1}, {"dram_bw": 4},
+                                                  {"dram_bw": 64}, {"dma_engines": 4},
+                                                  {"dma_engines": 1})]
+
+
+def print_dma(args, out: dict) -> None:
+    print(f"\n{'model':<12} " + " ".join(f"{e:>2} engines" for e in (1, 2, 4, 8)))
+    base = Target.create(args.target)
+    for model in args.models:
+        row = [cycles(model, with_opts(base, dma_engines=e), args.resolution)
+               for e in (1, 2, 4, 8)]
+        out.setdefault("dma", {})[model] = row
+        worst = max(b / a for a, b in zip(row, row[1:]))
+        print(f"{model:<12} " + " ".join(f"{c:>10,}" for c in row) +
+              f"   more engines at most {worst - 1:+.2%}")
+
+
+def print_neighbours(args, out: dict) -> None:
+    print(f"\n{'model':<10} {'A':<34} {'knob':<12} {'A on A':>9} {'B on A':>9}  ratio")
+    rows = []
+    for model, res in (("small_cnn", None), ("mlp", None), ("resnet18", 32)):
+        rows += pair_sweep(model, SWEEP_BASES, res)
+    for r in rows:
+        print(f"{r['model']:<10} {r['a'][:34]:<34} {r['knob']:<12} {r['own']:>9,} "
+              f"{r['theirs']:>9,}  {r['own'] / r['theirs']:.3f}"
+              + ("  slower" if r["own"] > r["theirs"] else ""))
+    worst = max(rows, key=lambda r: r["own"] / r["theirs"])
+    print(f"worst pair: {worst['model']} on {worst['a']}, {worst['knob']} neighbour "
+          f"{worst['own'] / worst['theirs']:.3f}x; {sum(r['own'] > r['theirs'] for r in rows)}"
+          f" of {len(rows)} pairs slower")
+    out["neighbours"] = rows
+
+
+def print_cores(args, out: dict) -> None:
+    base = Target.create(args.target)
+    print(f"\n{args.model} at {args.resolution}: cores, cycles, speed-up")
+    row = {}
+    for n in (1, 2, 4, 8):
+        try:
+            row[n] = cycles(args.model, with_opts(base, num_cores=n), args.resolution)
+        except CompilerError as e:  # shown, not hidden: the sweep goes on
+            row[n] = None
+            print(f"{n:>2} does not compile: {e}")
+            continue
+        print(f"{n:>2} {row[n]:>12,} {row[1] / row[n]:6.2f}x")
+    out["cores"] = row
+
+
+def print_arrays(args, out: dict) -> None:
+    base = Target.create(args.target)
+    print(f"\n{args.model} at {args.resolution}: array, cycles, x summed roofline, worst layers")
+    out["arrays"] = {}
+    for arr in ((16, 16), (32, 32)):
+        _, s = measure(args.model, with_opts(base, array=arr), args.resolution, {})
+        worst = sorted((r for r in s["layers"] if r["roofline_cycles"]),
+                       key=lambda r: -r["cycles"] / r["roofline_cycles"])[:4]
+        print(f"{arr[0]}x{arr[1]} {s['cycles']:>12,} {s['roofline_ratio']:6.3f}x  " +
+              ", ".join(f"{r['name']} {r['cycles'] / r['roofline_cycles']:.2f}x"
+                        for r in worst))
+        out["arrays"][f"{arr[0]}x{arr[1]}"] = s["cycles"]
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="resnet18")
@@ -53,7 +170,22 @@ def main(argv=None) -> int:
     ap.add_argument("--resolution", type=int, default=224)
     ap.add_argument("--no-ablation", action="store_true")
     ap.add_argument("--json", metavar="OUT")
+    ap.add_argument("--dma", action="store_true", help="1/2/4/8 DMA engines per model")
+    ap.add_argument("--models", nargs="+", default=["resnet18", "resnet50", "mobilenetv2"],
+                    help="the models of --dma")
+    ap.add_argument("--neighbours", action="store_true", help="the neighbour-target pairs")
+    ap.add_argument("--cores", action="store_true", help="1/2/4/8 cores on --model")
+    ap.add_argument("--arrays", action="store_true", help="16x16 against 32x32 on --model")
     args = ap.parse_args(argv)
+    sweeps = [f for flag, f in ((args.dma, print_dma), (args.neighbours, print_neighbours),
+                                (args.cores, print_cores), (args.arrays, print_arrays)) if flag]
+    if sweeps:
+        out: dict = {}
+        for sweep in sweeps:
+            sweep(args, out)
+        if args.json:
+            write_atomic(args.json, json.dumps(out, indent=1))
+        return 0
 
     compiled, s = measure(args.model, args.target, args.resolution, {})
     lowered = {lay.name: lay for lay in compiled.built.lowered.layers}
@@ -77,8 +209,7 @@ def main(argv=None) -> int:
             out["ablation"][name] = a["cycles"]
             print(f"{name:<20} {a['cycles']:>11,} {a['roofline_ratio']:>10.3f}")
     if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(out, fh, indent=1)
+        write_atomic(args.json, json.dumps(out, indent=1))
     return 0
 
 

@@ -77,6 +77,7 @@ class ConvLayer:
     note: str = ""
     useful_macs: int | None = None   # the model's MACs when a rewrite adds zero weights
     sub: tuple | None = None         # (h, w, sh, sw) of the input when loads subsample it
+    by_rows: bool | None = None      # split over cores by rows (None: split_rows decides)
 
     @property
     def inputs(self) -> list:
@@ -133,6 +134,25 @@ class ConvLayer:
                                     [:, :, q0 - lo:q1 - lo, :])
 
 
+def split_rows(g: ConvGeom, cores: int, cols: int) -> bool:
+    """Whether a conv split over `cores` goes by output rows (each core loads its rows of the
+    input, with their halo, and all the weights) rather than by output-channel blocks (each
+    core loads the whole input and its blocks' weights): rows when there are too few blocks,
+    else whichever moves fewer DRAM bytes (the cores share the port). Grouped convs, and maps
+    with fewer rows than cores, go by blocks."""
+    if cores == 1:
+        return False
+    if ceil(g.cout / cols) < cores:
+        return True
+    if g.groups > 1 or g.oh < cores:
+        return False
+    per = ceil(g.oh / cores)
+    in_rows = min(g.h, (per - 1) * g.sh + (g.kh - 1) * g.dh + 1)
+    row_bytes = g.n * g.w * g.cin
+    weights = g.kh * g.kw * g.cin * g.cout
+    return cores * (in_rows * row_bytes + weights) < cores * g.h * row_bytes + weights
+
+
 # ------------------------------------------------------------------ the tile chooser
 
 def _load_rule(order: str, keys: str, n_s: int, n_j: int, n_q: int) -> tuple:
@@ -179,12 +199,14 @@ def _slice_options(cin: int, rows: int, grouped: bool) -> list:
 
 
 def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: str,
-             costs: dict | None = None):
+             costs: dict | None = None, table_channels: int | None = None):
     """The schedule for these tile sizes with the most slots that fit, and its estimated
     cycles; None when it does not fit the Target's buffers or instruction fields. `costs`:
     a dict shared by the calls of one choice, keeping the cycles that do not depend on the
     order (matrix work, epilogue, one DMA of each tile) by the tile sizes they depend on."""
     g, eb = geom, hw.act_bytes
+    # the epilogue table holds every channel of the layer, also when `geom` is one core's share
+    table = epi.table_words(g.cout if table_channels is None else table_channels)
     grouped = g.groups > 1
     cb = min(hw.cols, g.cout)
     n_j = ceil(g.cout / cb)
@@ -203,7 +225,7 @@ def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: s
     in_keys = n_s * (n_j if grouped else n_q)
     in_slots = min(in_keys, elems["ibuf"] // in_tile)
     w_slots = min(n_j * n_q, elems["wbuf"] // w_tile)
-    avail = elems["abuf"] - epi.table_words(g.cout) - epi.scratch_words(acc_tile)
+    avail = elems["abuf"] - table - epi.scratch_words(acc_tile)
     need_acc = n_j if order == "sqj" else 1
     acc_slots = min(need_acc * 2, avail // acc_tile) if avail > 0 else 0
     per_out = acc_tile * (2 if epi.residual else 1)
@@ -247,9 +269,13 @@ def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: s
     vector = n_s * n_j * epi_cycles
     out_bytes = g.n * g.oh * g.ow * g.cout * eb
     nbytes = (in_loads * in_tile + w_loads * w_tile) * eb + out_bytes * \
-        (2 if epi.residual else 1) + epi.table_words(g.cout) * 4
-    transfers = in_loads + w_loads + n_s * n_j * (2 if epi.residual else 1) + 1
-    dma = hw.dma_time(transfers, nbytes)
+        (2 if epi.residual else 1) + table * 4
+    res_bytes = out_bytes if epi.residual else 0
+    dma = hw.dma_streams({"in": (in_loads, in_loads * in_tile * eb),
+                          "w": (w_loads + 1, w_loads * w_tile * eb + table * 4),
+                          "out": (n_s * n_j, out_bytes), "res": (n_s * n_j if res_bytes else 0,
+                                                                 res_bytes)},
+                         hw.num_cores)
     start = in_dma + w_dma + epi_cycles + acc_dma
     serial = 0
     if in_slots == 1 and in_loads > 1:
@@ -261,8 +287,13 @@ def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: s
     if out_slots == 1 and n_s * n_j > 1:
         serial += n_s * n_j * acc_dma
     instrs = n_s * n_j * n_q
+    # sjq with the input slices kept for the other blocks: the first block's convs wait for
+    # every slice of a row tile as it arrives (sqj runs all blocks on each slice instead)
+    exposed = 0
+    if order == "sjq" and not grouped and n_j > 1 and n_q > 1 and in_loads == n_s * n_q:
+        exposed = n_s * max(0, n_q * hw.dma_shared(in_tile * eb) - matrix // (n_s * n_j))
     # each conv also costs the matrix unit its waits, signal and cfgs (a few cycles)
-    total = max(matrix + SYNC_CYCLES * instrs, vector, dma) + start + serial
+    total = max(matrix + SYNC_CYCLES * instrs + exposed, vector, dma) + start + serial
     est = {"cycles": total, "matrix": matrix, "vector": vector, "dma": dma,
            "dram_bytes": nbytes, "instructions": instrs}
     return ConvSchedule(rows, cq, order, in_slots, w_slots, acc_slots, out_slots, est)
@@ -271,16 +302,17 @@ def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: s
 _CHOSEN: dict = {}  # choose_schedule's answers: a network repeats its blocks' convs
 
 
-def choose_schedule(geom: ConvGeom, epi: Epilogue, hw: Hw, name: str = "") -> ConvSchedule:
+def choose_schedule(geom: ConvGeom, epi: Epilogue, hw: Hw, name: str = "", *,
+                    table_channels: int | None = None) -> ConvSchedule:
     """The cheapest feasible schedule; among those within TOLERANCE of it, the one with the
     fewest instructions (each costs dispatch, sync, assembly and simulation time). A pure
     function of the geometry, the Hw and what estimate() reads of the epilogue (its vector
     ops, table and scratch sizes), so a repeated conv is chosen once."""
     key = (_frozen(geom), epi.quantized, bool(epi.residual), tuple(epi.vector_ops()),
-           _frozen(hw))
+           _frozen(hw), table_channels)
     hit = _CHOSEN.get(key)
     if hit is None:
-        hit = _choose(geom, epi, hw, name)
+        hit = _choose(geom, epi, hw, name, table_channels)
         if len(_CHOSEN) >= 4096:
             _CHOSEN.clear()
         _CHOSEN[key] = hit
@@ -298,7 +330,8 @@ def _frozen(v):
     return v
 
 
-def _choose(geom: ConvGeom, epi: Epilogue, hw: Hw, name: str) -> ConvSchedule:
+def _choose(geom: ConvGeom, epi: Epilogue, hw: Hw, name: str,
+            table_channels: int | None = None) -> ConvSchedule:
     cands, costs = [], {}
     grouped = geom.groups > 1
     cr = geom.cin_range(0, min(hw.cols, geom.cout))
@@ -306,7 +339,7 @@ def _choose(geom: ConvGeom, epi: Epilogue, hw: Hw, name: str) -> ConvSchedule:
     for rows in _row_options(geom.oh):
         for cq in _slice_options(cr, hw.rows, grouped):
             for order in (("sjq",) if grouped else ORDERS):
-                s = estimate(geom, epi, hw, rows, cq, order, costs)
+                s = estimate(geom, epi, hw, rows, cq, order, costs, table_channels)
                 if s is not None:
                     cands.append(s)
     if not cands:

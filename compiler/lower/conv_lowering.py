@@ -8,7 +8,7 @@ from dataclasses import replace
 from ..errors import CompilerError
 from ..ir.graph import Node
 from ..ops import register_hook
-from .conv import ConvLayer, choose_schedule
+from .conv import ConvLayer, choose_schedule, split_rows
 from .copy import CopyLayer, copy_cycles, plan_copy
 from .epilogue import Epilogue
 from .fold import FoldCopyLayer, fold, make_fold_copy, with_fold_copy
@@ -71,14 +71,16 @@ def lower_conv(lw, n: Node) -> None:
         lw.layers.append(layer)
 
 
-def per_core(lw, geom: ConvGeom, rows: bool = True) -> ConvGeom:
+def per_core(lw, geom: ConvGeom, rows: bool = True, by_rows: bool | None = None) -> ConvGeom:
     """The share of one core, which sizes the tiles when layers are split over cores
-    (by output-channel blocks when there are enough, else by output rows)."""
+    (by output rows or output-channel blocks: `by_rows`, else conv.split_rows)."""
     cores = lw.hw.num_cores
     if cores == 1:
         return geom
     blocks = -(-geom.cout // lw.hw.cols)
-    if blocks >= cores or not rows or geom.groups > 1:
+    if by_rows is None:
+        by_rows = split_rows(geom, cores, lw.hw.cols)
+    if not rows or geom.groups > 1 or not by_rows:
         cout = -(-blocks // cores) * lw.hw.cols if blocks >= cores else geom.cout
         return replace(geom, cout=min(cout, geom.cout), groups=1) if geom.groups == 1 \
             else geom
@@ -89,14 +91,26 @@ def per_core(lw, geom: ConvGeom, rows: bool = True) -> ConvGeom:
 
 def plain_or_swapped(lw, n: Node, x_in: str, geom: ConvGeom, w, epi: Epilogue,
                      note: str, useful: int | None = None, sub=None) -> tuple:
-    """(cycles, [layer]) of the cheaper of the usual and the swapped-roles schedule."""
-    sched = choose_schedule(per_core(lw, geom), epi, lw.hw, n.name)
+    """(cycles, [layer]) of the cheaper of the usual and the swapped-roles schedule; split
+    over cores, the usual one by rows or by output-channel blocks, whichever the cost model
+    says is faster (both are costed with every core's traffic on the shared port)."""
+    cores, splits = lw.hw.num_cores, [None]
+    if cores > 1 and geom.groups == 1 and geom.oh >= cores and \
+            -(-geom.cout // lw.hw.cols) >= cores:
+        splits = [False, True]
+    plain = []
+    for by_rows in splits:
+        s = choose_schedule(per_core(lw, geom, by_rows=by_rows), epi, lw.hw, n.name,
+                            table_channels=geom.cout)
+        plain.append((s.est["cycles"], not by_rows, s, by_rows))
+    _, _, sched, by_rows = min(plain, key=lambda p: p[:2])
     best = (sched.est["cycles"], [ConvLayer(n.name, x_in, n.output, geom, w, epi, sched,
-                                            note=note, useful_macs=useful, sub=sub)])
+                                            note=note, useful_macs=useful, sub=sub,
+                                            by_rows=by_rows)])
     swapped = None
     if "swap" in lw.rewrites:
         swapped = choose_tconv(per_core(lw, geom, rows=False), epi, lw.hw,
-                               len(live_passes(w, lw.hw.rows)))
+                               len(live_passes(w, lw.hw.rows)), table_channels=geom.cout)
     # its estimate is the rougher one (DRAM round trips, tails): demand a clear win
     if swapped is not None and swapped.est["cycles"] < SWAP_MARGIN * best[0]:
         wg = geom.w + geom.pads[1] + geom.pads[3]

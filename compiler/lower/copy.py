@@ -185,6 +185,7 @@ def _pad3(cover):
 
 
 def copy_cycles(chunks: list, hw: Hw) -> int:
-    transfers = sum(len(c.loads) + len(c.stores) for c in chunks)
-    nbytes = 2 * sum(c.elems for c in chunks) * hw.act_bytes
-    return hw.dma_time(transfers, nbytes) + 2 * hw.dma(chunks[0].elems * hw.act_bytes)
+    half = sum(c.elems for c in chunks) * hw.act_bytes
+    return hw.dma_streams({"in": (sum(len(c.loads) for c in chunks), half),
+                           "out": (sum(len(c.stores) for c in chunks), half)}) + \
+        2 * hw.dma(chunks[0].elems * hw.act_bytes)

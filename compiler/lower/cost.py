@@ -34,6 +34,17 @@ def _field_max(spec: IsaSpec) -> dict:
 
 FIELD_MAX = _field_max(load_spec())
 
+ROLES = ("in", "w", "out", "res")  # DMA traffic: activations in, weights/tables, out, residuals
+
+
+def channel_map(engines: int) -> dict:
+    """DMA channel (index) per traffic role: activations in, weights/tables, results out,
+    residuals. Stores share the activation channel when there are two (weights are the
+    steady stream). The cost model serializes each channel's transfers by this map, and the
+    npu backend places them by it."""
+    table = {1: (0, 0, 0, 0), 2: (0, 1, 0, 0), 3: (0, 1, 2, 0)}
+    return dict(zip(ROLES, table.get(engines, (0, 1, 2, 3))))
+
 
 @dataclass(frozen=True)
 class Hw:
@@ -137,3 +148,30 @@ class Hw:
         the port's beats, or the channels' fixed costs spread over the engines."""
         fixed = transfers * (self.dma_setup + self.dram_latency)
         return max(self.beats(nbytes), ceil((fixed + self.beats(nbytes)) / self.dma_engines))
+
+    def dma_streams(self, roles: dict, cores: int = 1) -> int:
+        """Cycles to move each role's (transfers, bytes) of `roles` on its channel (channel_map): a
+        channel runs its transfers one after another (setup, beats, latency each: its queue
+        is in order), and all channels share the port's beats. A stream of many small loads
+        on one channel is bound by their fixed costs, which other engines cannot hide.
+        `cores`: the counts are one core's share of a layer that `cores` cores run at once
+        (the conv choosers size one core's tiles), so the port carries that many times the
+        beats."""
+        fixed = self.dma_setup + self.dram_latency
+        busy: dict = {}
+        total = 0
+        for role, (transfers, nbytes) in roles.items():
+            beats = self.beats(nbytes) * cores
+            total += beats
+            c = self._channels[role]
+            busy[c] = busy.get(c, 0) + transfers * fixed + beats
+        return max([total, *busy.values()])
+
+    def dma_shared(self, nbytes: int) -> int:
+        """One load of `nbytes` while every core loads as much (a layer split over the cores
+        runs on all at once, and they share the port): setup, latency and the beats of all."""
+        return self.dma_setup + self.dram_latency + self.beats(nbytes) * self.num_cores
+
+    @functools.cached_property
+    def _channels(self) -> dict:
+        return channel_map(self.dma_engines)

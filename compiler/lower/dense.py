@@ -91,10 +91,19 @@ def choose_dense(k: int, n: int, epi: Epilogue, hw: Hw, name: str = "") -> Dense
                 continue
             loads = tiles * ceil(nblk / group)
             nbytes = (k * n + k + n * (2 if epi.residual else 1)) * eb
-            dma = hw.dma_time(loads + tiles + 2, nbytes)
+            res = n * eb if epi.residual else 0
+            dma = hw.dma_streams({"in": (1, k * eb), "w": (loads + 1, k * n * eb),
+                                  "out": (tiles, n * eb), "res": (tiles if res else 0, res)})
             serial = loads * hw.dma(w_tile * eb) if slots == 1 and loads > 1 else 0
-            total = max(matrix, vector, dma) + hw.dma(w_tile * eb) + hw.dma(k * eb) + \
-                epi_cycles + hw.dma(nt * eb) + serial
+            # a pipeline: each stage's total plus what must come before and after it (the
+            # DMA streams from the first cycle: only the last tile's compute follows it)
+            head = hw.dma(w_tile * eb) + hw.dma(k * eb)
+            drain = epi_cycles + hw.dma(nt * eb)
+            last = group * hw.gemm(nt, min(hw.rows, k), 1)
+            # each weight load costs the matrix unit a wait and a signal (SYNC_CYCLES)
+            sync = 8 * loads
+            total = max(matrix + sync + head + drain, dma + last + drain,
+                        vector + head + last) + serial
             s = DenseSchedule(nt, group, slots, {"cycles": total, "matrix": matrix,
                                                  "vector": vector, "dma": dma,
                                                  "dram_bytes": nbytes,

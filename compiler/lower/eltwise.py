@@ -80,7 +80,9 @@ def choose_eltwise(layer: EltwiseLayer, hw: Hw) -> EltSchedule:
     ops = layer.vector_ops(quantized)
     vec = n * sum(hw.cycles(o, len=chunk) for o in ops)
     nbytes = (k + 1) * layer.numel * hw.act_bytes
-    dma = hw.dma_time(n * (k + 1), nbytes)
+    part = layer.numel * hw.act_bytes
+    dma = hw.dma_streams({"in": (n, part), "res": (n * (k - 1), (k - 1) * part),
+                          "out": (n, part)})
     total = max(vec, dma) + hw.dma(chunk * hw.act_bytes) * 2
     return EltSchedule(chunk, {"cycles": total, "vector": vec, "dma": dma, "dram_bytes": nbytes,
                                "instructions": n * len(ops)})

@@ -36,7 +36,8 @@ class Fold:
 def fold(geom: ConvGeom) -> Fold | None:
     """The folded conv of `geom` (after space-to-depth if strided), or None if it does not
     apply: grouped/dilated, 'valid' widths (the folded conv must keep the output width),
-    padding beyond the DMA's 7 zero elements, or a kernel without columns to fold."""
+    padding beyond the DMA's 7 zero elements, an image no wider than its padding (a copy
+    would load nothing), or a kernel without columns to fold."""
     g, s2d = geom, None
     if (g.sh, g.sw) != (1, 1):
         s2d = space_to_depth(g)
@@ -44,7 +45,8 @@ def fold(geom: ConvGeom) -> Fold | None:
             return None
         g = s2d.new
     if g.groups != 1 or (g.dh, g.dw) != (1, 1) or g.kw == 1 or g.pads[1] + g.pads[3] != \
-            g.kw - 1 or max(g.pads[1], g.pads[3]) > FIELD_MAX["pad"]:
+            g.kw - 1 or max(g.pads[1], g.pads[3]) > FIELD_MAX["pad"] or \
+            g.w <= max(g.pads[1], g.pads[3]):  # a copied column would be all padding
         return None
     new = ConvGeom(g.n, g.h, g.w, g.kw * g.cin, g.cout, g.kh, 1, 1, 1,
                    (g.pads[0], 0, g.pads[2], 0))
@@ -106,6 +108,6 @@ def with_fold_copy(layer: FoldCopyLayer, conv_est: dict, hw: Hw) -> int:
     g = layer.f.new
     nbytes = 2 * g.n * g.h * g.w * g.cin * hw.act_bytes
     per = g.w * layer.rows * layer.f.sw * layer.f.geom.cin * hw.act_bytes
-    copy = hw.dma_time(2 * len(layer.pieces()), nbytes)
+    copy = hw.dma_streams({"w": (2 * len(layer.pieces()), nbytes)})  # npu/fold_gen's channel
     first = len(layer.pieces()) // max(1, -(-g.h // layer.rows))  # pieces of one chunk
     return max(conv_est["cycles"], copy + conv_est["dma"]) + first * 2 * hw.dma(per)

@@ -85,7 +85,8 @@ def choose_pool(geom: ConvGeom, pool: str, hw: Hw, name: str = "") -> PoolSchedu
                 divide = ("vrequant",) if hw.dtype == "int8" else ("vmul", "vcopy")
                 vec += n_t * sum(hw.cycles(op, len=out_tile) for op in divide)
             nbytes = (n_t * in_tile + g.n * g.oh * g.ow * g.cin) * eb
-            dma = hw.dma_time(2 * n_t, nbytes)
+            dma = hw.dma_streams({"in": (n_t, n_t * in_tile * eb),
+                                  "out": (n_t, g.n * g.oh * g.ow * g.cin * eb)})
             serial = n_t * hw.dma(in_tile * eb) if slots == 1 and n_t > 1 else 0
             total = max(vec, dma) + hw.dma(in_tile * eb) + hw.dma(out_tile * eb) + serial
             s = PoolSchedule(rows, cs, slots, {"cycles": total, "vector": vec, "dma": dma,

@@ -92,10 +92,14 @@ class LoweredProgram:
         return self._plans[key]
 
     def min_dram_bytes(self, layer) -> int:
-        """Compulsory traffic: each input and the output once, and the weights once."""
+        """Compulsory traffic: each input and the output once, and the model's weights once
+        (not the zeros a space-to-depth rewrite adds: a conv's MACs per output pixel)."""
         eb = self.hw.act_bytes
         acts = sum(self.tensor(x).numel for x in layer.inputs) + self.tensor(layer.y).numel
         w = getattr(layer, "weights", None)
+        g = getattr(layer, "geom", None)
+        if w is not None and g is not None and getattr(layer, "useful_macs", None):
+            return acts * eb + layer.useful_macs // (g.n * g.oh * g.ow) * eb
         return acts * eb + (w.size * eb if w is not None else 0)
 
     def roofline(self, layer) -> float:

@@ -55,9 +55,16 @@ class TConvSchedule:
     n: int            # positions per stationary block (the gemm's n, <= array columns)
     group: int        # input-channel blocks per weight load
     est: dict = field(default_factory=dict, compare=False)
+    parts: int = 1    # pieces of a position block's epilogue (smaller epilogue slots)
 
     def describe(self) -> str:
-        return f"swapped: m_tile={self.m_tile} n={self.n} k_blocks/load={self.group}"
+        return (f"swapped: m_tile={self.m_tile} n={self.n} k_blocks/load={self.group}"
+                + (f" parts={self.parts}" if self.parts > 1 else ""))
+
+    @property
+    def part(self) -> int:
+        """Positions per epilogue piece."""
+        return -(-self.n // self.parts)
 
 
 @dataclass
@@ -136,8 +143,8 @@ def applies(g: ConvGeom) -> bool:
         max(g.pads) <= FIELD_MAX["pad"] and g.cin <= FIELD_MAX["planes"]
 
 
-def choose_tconv(g: ConvGeom, epi: Epilogue, hw: Hw, passes: int | None = None
-                 ) -> TConvSchedule | None:
+def choose_tconv(g: ConvGeom, epi: Epilogue, hw: Hw, passes: int | None = None,
+                 table_channels: int | None = None) -> TConvSchedule | None:
     """The cheapest swapped schedule that fits, or None; `passes`: live (tap, channel block)
     passes (default all)."""
     if not applies(g):
@@ -153,14 +160,23 @@ def choose_tconv(g: ConvGeom, epi: Epilogue, hw: Hw, passes: int | None = None
     if 2 * x_tap > elems["wbuf"] or grid.hg * grid.wg * g.cin > elems["ibuf"] // 2 \
             or grid.positions > FIELD_MAX["rows"]:
         return None
-    for m in sorted({min(g.cout, FIELD_MAX["channels"])} |
-                    {ceil(g.cout / k) for k in range(2, 9)}, reverse=True):
+    # the table holds every channel of the layer, also when `g` is one core's share
+    table = epi.table_words(g.cout if table_channels is None else table_channels)
+    for m, parts in ((m, p) for m in sorted({min(g.cout, FIELD_MAX["channels"])} |
+                                            {ceil(g.cout / k) for k in range(2, 9)},
+                                            reverse=True) for p in (1, 2, 4) if p <= n):
         tiles = ceil(g.cout / m)
         acc = m * n * nblk
-        epi_words = 2 * n * m + epi.table_words(g.cout) + epi.scratch_words(n * m)
-        if acc + epi_words > elems["abuf"] or 2 * n * m * (2 if epi.residual else 1) > \
+        # a block's epilogue runs in `parts` pieces of `pn` positions, through two slots
+        pn = ceil(n / parts)
+        epi_words = 2 * pn * m + table + epi.scratch_words(pn * m)
+        if acc + epi_words > elems["abuf"] or 2 * pn * m * (2 if epi.residual else 1) > \
                 elems["obuf"]:
             continue
+        if parts > 1 and acc + 2 * ceil(n / (parts // 2)) * m + table + \
+                epi.scratch_words(ceil(n / (parts // 2)) * m) <= elems["abuf"] and \
+                2 * ceil(n / (parts // 2)) * m * (2 if epi.residual else 1) <= elems["obuf"]:
+            continue  # fewer pieces fit too: no reason to split further
         for group in (1, 2, 4, 8):
             w_tile = m * hw.rows * group
             if 2 * w_tile > elems["ibuf"] - grid.hg * grid.wg * g.cin:
@@ -169,23 +185,36 @@ def choose_tconv(g: ConvGeom, epi: Epilogue, hw: Hw, passes: int | None = None
             pass_cycles = hw.gemm(m, hw.rows, n)  # one gemm pass of a full-depth tap block
             matrix = tiles * passes * nblk * pass_cycles
             loads = tiles * ceil(passes / group) + tiles * g.kh * g.kw * nblk
-            nbytes = (tiles * g.kh * g.kw * g.cin * grid.positions + g.weights_bytes(eb)
+            # the weights of the live passes only (the generator loads no all-zero pass)
+            w_elems = min(passes * hw.rows, g.kh * g.kw * g.cin) * g.cout
+            nbytes = (tiles * g.kh * g.kw * g.cin * grid.positions + w_elems
                       + 2 * grid.hg * grid.wg * g.cin + 8 * grid.positions * g.cout
                       + g.oh * g.ow * g.cout * (2 if epi.residual else 1)) * eb
-            dma = hw.dma_time(loads + 4 * nblk * tiles, nbytes)
-            vector = tiles * nblk * epi.cycles(hw, n * m)
+            grid_b, acc_b = grid.hg * grid.wg * g.cin * eb, 4 * grid.positions * g.cout * eb
+            out_b = g.oh * g.ow * g.cout * eb
+            gathers = tiles * g.kh * g.kw * nblk
+            dma = hw.dma_streams({
+                "in": (gathers + nblk * tiles * parts + 3,
+                       tiles * g.kh * g.kw * g.cin * grid.positions * eb + grid_b + acc_b),
+                "w": (loads - gathers, w_elems * eb),
+                "out": (nblk * tiles + g.oh * tiles + 1, grid_b + acc_b + out_b),
+                "res": (g.oh * tiles if epi.residual else 0, out_b if epi.residual else 0)},
+                hw.num_cores)
+            vector = tiles * nblk * parts * epi.cycles(hw, pn * m)
             start = hw.dma(grid.hg * grid.wg * g.cin * eb) * 2 + hw.dma(x_tap * eb) + \
                 hw.dma(w_tile * eb)
             # after the last pass: each block's transpose round trip, epilogue and stores;
             # the blocks' last passes (from resident weights) overlap all but the last one's
-            epi_block = 2 * hw.dma(n * m * 4) + epi.cycles(hw, n * m) + hw.dma(n * m * eb)
+            epi_block = hw.dma(n * m * 4) + parts * (hw.dma(pn * m * 4) + epi.cycles(hw, pn * m)
+                                                     + hw.dma(pn * m * eb))
             resident = (elems["ibuf"] - grid.hg * grid.wg * g.cin - 2 * w_tile) // (m * hw.rows)
             hidden = min(passes - 1, max(0, resident)) * pass_cycles
             tail = epi_block + (nblk - 1) * max(0, epi_block - hidden)
             total = max(matrix + 8 * passes * nblk * tiles, dma, vector) + start + tail
             # a weight load costs its DMA and about three sync instructions
-            instrs = passes * nblk * tiles + 4 * tiles * ceil(passes / group)
+            instrs = passes * nblk * tiles + 4 * tiles * ceil(passes / group) + \
+                (parts - 1) * nblk * tiles * 8
             cands.append(TConvSchedule(m, n, group, {
                 "cycles": total, "matrix": matrix, "dma": dma, "vector": vector,
-                "dram_bytes": nbytes, "instructions": instrs}))
+                "dram_bytes": nbytes, "instructions": instrs}, parts))
     return pick(cands) if cands else None

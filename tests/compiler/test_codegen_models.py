@@ -124,3 +124,14 @@ def test_each_conv_rewrite_is_chosen_where_it_pays_and_is_bit_exact(shape, kinds
     plain, slow = run_and_compare(g, "npu-edge", s2d=False, swap=False, fold=False)
     assert [type(layer).__name__ for layer in plain.layers] == ["ConvLayer"]
     assert result.cycles < slow.cycles
+
+
+def test_a_swapped_conv_whose_epilogue_runs_in_pieces_is_bit_exact():
+    """On a 32-wide array all 512 output channels of a 7x7 map's swapped conv fit abuf only
+    with the position blocks' epilogue in pieces (smaller epilogue slots): a pass streams
+    m = 512 instead of 256 (k + m + R + C - 1 per pass)."""
+    g = qconv_graph(1, 7, 7, 512, 512, 3, 1, 1, residual=False, seed=3)
+    lowered, result = run_and_compare(g, "npu-edge -array=32x32")
+    (layer,) = lowered.layers
+    assert type(layer).__name__ == "TConvLayer"
+    assert layer.schedule.m_tile == 512 and layer.schedule.parts > 1

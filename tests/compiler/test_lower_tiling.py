@@ -177,3 +177,28 @@ def test_copy_plan_nchw_to_nhwc_takes_three_loads_and_stores():
     assert len(chunks) == 3 and all(len(c.loads) == len(c.stores) == 1 for c in chunks)
     got, want = _run_plan((1, 3, 224, 224), (0, 2, 3, 1), 65536)
     assert np.array_equal(got, want)
+
+
+def test_swapped_schedule_of_one_cores_share_leaves_room_for_the_whole_layers_table():
+    """Split over cores, a layer's tiles are sized for one core's output channels, but its
+    epilogue table holds all of them (npu/tconv_gen): ResNet-50's layer4.0.down conv (7x7,
+    1024 -> 2048, residual) on npu-edge with 2 cores chose m_tile=512 for 1024 channels and
+    then did not fit abuf ('a tile-chooser bug')."""
+    import numpy as np
+    from compiler.lower.cost import Hw
+    from compiler.lower.epilogue import Epilogue
+    from compiler.lower.geometry import ConvGeom
+    from compiler.lower.tconv import Grid, choose_tconv
+    from isa.target import Target
+    hw = Hw.from_target(Target("npu-edge", num_cores=2))
+    full = ConvGeom(1, 7, 7, 1024, 2048, 1, 1)
+    share = ConvGeom(1, 7, 7, 1024, 1024, 1, 1)
+    epi = Epilogue(np.zeros(2048, np.int32), mult=np.ones(2048, np.int32),
+                   shift=np.ones(2048, np.int32), residual="r")
+    s = choose_tconv(share, epi, hw, table_channels=full.cout)
+    assert s is not None
+    nblk = -(-Grid.of(share).positions // s.n)
+    # the accumulators, two epilogue slots of s.part positions (npu/tconv_gen), the table
+    words = s.m_tile * s.n * nblk + 2 * s.part * s.m_tile + epi.table_words(full.cout) + \
+        epi.scratch_words(s.part * s.m_tile)
+    assert words <= hw.buffer_elems["abuf"]

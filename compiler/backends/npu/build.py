@@ -9,12 +9,17 @@ from isa.target import Target
 
 from ...artifact import Artifact, TensorEntry
 from ...errors import CompilerError
+from ...lower.cost import Hw
 from ...lower.program import lower
 from .codegen import generate
 
 
 def build_npu(model, target, *, calib_inputs=None, num_calib=8, seed=0, sync="auto",
-              rewrites=None, progress=None, **model_kwargs):
+              rewrites=None, progress=None, tile_for=None, **model_kwargs):
+    """tile_for: another npu Target whose Hw sizes the tiles (its buffers no larger, its
+    array, dtype, DMA engines and cores the same): the program a compiler that assumed that
+    Target would make, legal on `target` (the neighbour-target comparison of
+    experiments/codegen_quality.py)."""
     from ...module import QuantizedModule
     from . import CompiledModel
     target = Target.create(target)
@@ -36,7 +41,7 @@ def build_npu(model, target, *, calib_inputs=None, num_calib=8, seed=0, sync="au
         float_graph, graph, post = float_front_half(model, shape_limits=True, **model_kwargs)
     step("lower", 0, 1)
     with _collector_paused():
-        lowered = lower(graph, target, **(rewrites or {}))
+        lowered = lower(graph, target, _tile_hw(target, tile_for), **(rewrites or {}))
         total = len(lowered.layers)
         name = graph.name or "model"
         result = generate(lowered, sync, progress=lambda i: step("codegen", i + 1, total),
@@ -69,6 +74,22 @@ def build_npu(model, target, *, calib_inputs=None, num_calib=8, seed=0, sync="au
                    {"activation_bytes": dram.arena_bytes, "constant_bytes": len(image),
                     "units": result.units, "quantized": module is not None})
     return CompiledModel(art, module, graph, float_graph, lowered)
+
+
+def _tile_hw(target, tile_for):
+    """The Hw of `tile_for` (None: the target's own), refused where its code would not be
+    legal on `target`."""
+    if tile_for is None:
+        return None
+    other = Target.create(tile_for)
+    same = ("kind", "dtype", "array", "dma_engines", "num_cores", "vector_lanes", "semaphores")
+    bad = [k for k in same if getattr(other, k) != getattr(target, k)]
+    bad += [k for k in ("ibuf_kb", "wbuf_kb", "abuf_kb", "obuf_kb")
+            if getattr(other, k) > getattr(target, k)]
+    if bad:
+        raise CompilerError(f"tile_for={other}: its {', '.join(bad)} differ from (or exceed) "
+                            f"the target {target}'s; tiles for it would not fit the target")
+    return Hw.from_target(other)
 
 
 @contextmanager

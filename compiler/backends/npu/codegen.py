@@ -168,7 +168,9 @@ def _check(instrs: list, target, core: int, runs: list, lowered) -> list:
             try:
                 check_instruction(ins, target, held)
             except TargetCheckError as e:
-                layer = max((r for r in runs if r[0] <= i), default=None, key=lambda r: r[0])
+                # an instruction before a layer's first op (its cfg, a wait) is that layer's
+                layer = max((r for r in runs if r[0] <= i), default=runs[0] if runs else None,
+                            key=lambda r: r[0])
                 where = f"layer '{lowered.layers[layer[1]].name}', " if layer else ""
                 raise CompilerError(f"{where}core {core} instruction {i} "
                                     f"({format_instruction(ins)}) does not fit "

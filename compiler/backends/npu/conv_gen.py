@@ -5,22 +5,36 @@ vector epilogue and a strided store of the output-channel block."""
 from __future__ import annotations
 
 from ...lower.cache import SlotCache
-from ...lower.conv import ConvLayer
+from ...lower.conv import ConvLayer, split_rows
 from .epilogue_gen import EpilogueCode
 from .generators import register_generator, split
 
 
 def conv_work(layer, hw, core: int, cores: int) -> list:
-    """Output-channel blocks when there are enough (each core its own weights), else output
-    rows."""
+    """Output-channel blocks (each core its own weights) or output rows (each core its own
+    input rows), as compiler.lower.conv.split_rows chose for the tile sizes."""
     tiles = layer.tiles(hw)
     blocks = sorted({t.c0 for t in tiles})
-    if len(blocks) >= cores or cores == 1:
+    by_rows = layer.by_rows if layer.by_rows is not None else \
+        split_rows(layer.geom, cores, hw.cols)
+    if cores == 1 or not by_rows:
         mine = set(split(blocks, cores, core))
         return [t for t in tiles if t.c0 in mine]
     spatial = sorted({(t.image, t.r0) for t in tiles})
     mine = set(split(spatial, cores, core))
     return [t for t in tiles if (t.image, t.r0) in mine]
+
+
+def conv_sram(layer, hw) -> dict:
+    """Elements of each buffer the conv's slots take on one core (gen_conv's allocations, the
+    epilogue's abuf words aside)."""
+    g, s = layer.geom, layer.schedule
+    cb = min(hw.cols, g.cout)
+    in_rows = min((s.rows - 1) * g.sh + (g.kh - 1) * g.dh + 1, g.h)
+    acc_tile = s.rows * g.ow * cb
+    return {"ibuf": s.in_slots * in_rows * g.w * s.cin_slice,
+            "wbuf": s.w_slots * g.kh * g.kw * s.cin_slice * cb,
+            "obuf": s.out_slots * acc_tile * (2 if layer.epilogue.residual else 1)}
 
 
 @register_generator(ConvLayer, work=conv_work)

@@ -11,18 +11,15 @@ from isa.errors import EncodingError
 from isa.operands import dma_elems, dram_end, src1_elems
 
 from ...errors import CompilerError
-from ...lower.cost import FIELD_MAX, Hw
+from ...lower.cost import FIELD_MAX, ROLES, Hw  # noqa: F401 (ROLES: re-exported)
+from ...lower.cost import channel_map as lower_channel_map
 from .ops import Op
 
-ROLES = ("in", "w", "out", "res")
 
 
 def channel_map(engines: int) -> dict:
-    """DMA channel per traffic role: activations in, weights/tables, results out, residuals.
-    Stores share the activation channel when there are two (weights are the steady stream)."""
-    table = {1: (0, 0, 0, 0), 2: (0, 1, 0, 0), 3: (0, 1, 2, 0)}
-    chans = table.get(engines, (0, 1, 2, 3))
-    return {r: f"dma{c}" for r, c in zip(ROLES, chans)}
+    """DMA unit per traffic role (the cost model's compiler.lower.cost.channel_map)."""
+    return {r: f"dma{c}" for r, c in lower_channel_map(engines).items()}
 
 
 class SramPlan:

@@ -155,15 +155,26 @@ def schedule(ops: list, stream: Stream) -> None:
             t = ready_at[op.id]
         return t
 
-    heap = [(0, op.id) for op in ops if indeg[op.id] == 0]
+    # ties (ops that could start at the same cycle) go to the op with the longest estimated
+    # path to the end (its bottom level), then to program order: a copy streaming on a DMA
+    # channel must not keep the consumer's loads behind it on that channel (in-order queues)
+    bottom = {}
+    for op in reversed(ops):
+        tail = 0
+        for s in succs[op.id]:
+            if bottom[s] > tail:
+                tail = bottom[s]
+        bottom[op.id] = op.cycles + tail
+    level = {i: -b for i, b in bottom.items()}  # heap keys: the longest path first
+    heap = [(0, level[op.id], op.id) for op in ops if indeg[op.id] == 0]
     heapq.heapify(heap)
     done = 0
     while heap:
-        est, i = heapq.heappop(heap)
+        est, lv, i = heapq.heappop(heap)
         op = by_id[i]
         now = start_of(op)
-        if now > est and heap and now > heap[0][0]:
-            heapq.heappush(heap, (now, i))
+        if now > est and heap and (now, lv) > heap[0][:2]:  # stale: let the others go first
+            heapq.heappush(heap, (now, lv, i))
             continue
         u = op.unit
         know_u = know[u]
@@ -218,7 +229,7 @@ def schedule(ops: list, stream: Stream) -> None:
                 ready_at[s] = finish
             indeg[s] -= 1
             if indeg[s] == 0:
-                heapq.heappush(heap, (start_of(by_id[s]), s))
+                heapq.heappush(heap, (start_of(by_id[s]), level[s], s))
     if done != len(ops):
         stuck = [op for op in ops if op.id not in pos][:3]
         raise CompilerError("internal: cyclic dependencies between ops: "

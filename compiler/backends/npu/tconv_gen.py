@@ -20,7 +20,7 @@ def gen_tconv(em, layer, m_tiles, dram, lowered, key: str) -> None:
     blocks = layer.blocks()
     n, cin, cout = s.n, g.cin, g.cout
     sram = em.sram()
-    ep = EpilogueCode(em, sram, dram, epi, cout, n * s.m_tile, key)
+    ep = EpilogueCode(em, sram, dram, epi, cout, s.part * s.m_tile, key)
     gsize = grid.hg * grid.wg * cin
     gbase = sram.alloc("ibuf", gsize, "input grid")
     w_tile = s.m_tile * hw.rows * s.group
@@ -28,8 +28,8 @@ def gen_tconv(em, layer, m_tiles, dram, lowered, key: str) -> None:
     x_tap = cin * n * len(blocks)
     xbase = sram.alloc("wbuf", 2 * x_tap, "stationary tap tiles")
     acc = sram.alloc("abuf", s.m_tile * n * len(blocks), "accumulators")
-    ebase = sram.alloc("abuf", 2 * n * s.m_tile, "epilogue slots")
-    obase = sram.alloc("obuf", 2 * n * s.m_tile * (2 if epi.residual else 1), "out slots")
+    ebase = sram.alloc("abuf", 2 * s.part * s.m_tile, "epilogue slots")
+    obase = sram.alloc("obuf", 2 * s.part * s.m_tile * (2 if epi.residual else 1), "out slots")
     x, xg = dram.addr(lowered, layer.x), dram.addr(lowered, layer.grid_tensor)
     acc_t, y = dram.addr(lowered, layer.acc_tensor), dram.addr(lowered, layer.y)
     res = dram.addr(lowered, epi.residual) if epi.residual else None
@@ -73,6 +73,7 @@ def gen_tconv(em, layer, m_tiles, dram, lowered, key: str) -> None:
         return xa
 
     for m0, m1 in m_tiles:
+        piece = 0  # epilogue pieces so far in this channel tile (the slot they use)
         m = m1 - m0
         first = [True] * len(blocks)
 
@@ -108,22 +109,30 @@ def gen_tconv(em, layer, m_tiles, dram, lowered, key: str) -> None:
             for wa, (dy, dx, c0, c1) in zip(tail_w, tail):
                 gemm(wa, gather(dy, dx), b, dy, dx, c0, c1)
             pn = p1 - p0
-            tag = f"{layer.name} cout {m0}:{m1} positions {p0}:{p1}"
-            ea = ebase + (b % 2) * n * s.m_tile
-            oa = obase + (b % 2) * n * s.m_tile * (2 if epi.residual else 1)
+            btag = f"{layer.name} cout {m0}:{m1} positions {p0}:{p1}"
             # channel-major -> channel-last through DRAM (planes = channels, rows = positions)
             em.store("out", "abuf", acc + b * m * n, acc_t + (p0 * cout + m0) * ab, pn, 1,
-                     cout * ab, m, ab, comment=f"{tag}: transpose out")
-            em.load("in", "abuf", ea, acc_t + (p0 * cout + m0) * ab, pn, m, cout * ab,
-                    comment=f"{tag}: transpose in")
-            runs = grid.runs(g, p0, p1)
-            ra = None
-            if epi.residual:
-                ra = oa + n * s.m_tile
+                     cout * ab, m, ab, comment=f"{btag}: transpose out")
+            # the epilogue in pieces of s.part positions, through two slots
+            for q0 in range(p0, p1, s.part):
+                q1 = min(q0 + s.part, p1)
+                tag = btag if (q0, q1) == (p0, p1) else \
+                    f"{layer.name} cout {m0}:{m1} positions {q0}:{q1}"
+                ea = ebase + (piece % 2) * s.part * s.m_tile
+                oa = obase + (piece % 2) * s.part * s.m_tile * (2 if epi.residual else 1)
+                piece += 1
+                em.load("in", "abuf", ea, acc_t + (q0 * cout + m0) * ab, q1 - q0, m, cout * ab,
+                        comment=f"{tag}: transpose in")
+                runs = grid.runs(g, q0, q1)
+                ra = None
+                if epi.residual:
+                    ra = oa + s.part * s.m_tile
+                    for a, oy, ox, count in runs:
+                        em.load("res", "obuf", ra + (a - q0) * m,
+                                res + ((oy * g.ow + ox) * cout + m0) * eb, count, m, cout * eb,
+                                comment=f"{tag}: residual")
+                ep.emit(ea, oa, ra, (q1 - q0) * m, m, m0, tag)
                 for a, oy, ox, count in runs:
-                    em.load("res", "obuf", ra + (a - p0) * m, res + ((oy * g.ow + ox) * cout + m0)
-                            * eb, count, m, cout * eb, comment=f"{tag}: residual")
-            ep.emit(ea, oa, ra, pn * m, m, m0, tag)
-            for a, oy, ox, count in runs:
-                em.store("out", "obuf", oa + (a - p0) * m, y + ((oy * g.ow + ox) * cout + m0) * eb,
-                         count, m, cout * eb, comment=f"{tag}: store row {oy}")
+                    em.store("out", "obuf", oa + (a - q0) * m,
+                             y + ((oy * g.ow + ox) * cout + m0) * eb, count, m, cout * eb,
+                             comment=f"{tag}: store row {oy}")
