@@ -1,9 +1,10 @@
 """The whole per-instruction trace of zoo models, pinned: a speed-up of the simulator
 (docs/timing.md, "Events") must leave every start, end and stall cause where it was.
 
-The digests were recorded at revision be1d2b9, before the event-count work of issue 18; a
-change that moves them changes the timing model and must say so (regen: run this file as a
-script with --regen)."""
+The digests were recorded with the simulator of revision 9993cb3 (main before the event-count
+work of issue 18) on that revision's compiler; a codegen change moves them (regenerate them
+then with a simulator known to be unchanged), a simulator change must not (regen: run this
+file as a script with --regen)."""
 
 import hashlib
 import json
