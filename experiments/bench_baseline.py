@@ -1,10 +1,13 @@
 """Side-by-side simulator speed of this tree and a git revision (bench_sim_speed.py --baseline).
 
-Each tree gets a long-lived worker subprocess (this file with --worker, PYTHONPATH at the tree)
-that compiles the workloads once and then answers "simulate workload in mode" requests with the
-CPU time (time.process_time) of the simulate() call alone. Requests alternate between the two
-workers and each result is the best of N, because the host is shared: wall time and a single
-run mean little, interleaved CPU-time minima do.
+Both trees simulate the same programs: this tree compiles the zoo models once and writes each
+program (its words per core) and, for functional runs, its initial DRAM (constants and seeded
+inputs) to a file; the conv loop is built from isa.instruction in each tree. Each tree gets a
+long-lived worker subprocess (this file with --worker, PYTHONPATH at the tree) that answers
+"simulate workload in mode" requests with the CPU time (time.process_time) of the simulate()
+call alone. Requests alternate between the two workers and each result is the best of N,
+because the host is shared: wall time and a single run mean little, interleaved CPU-time
+minima do.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -32,11 +36,11 @@ FUNCTIONAL_RESOLUTION = {"resnet18": 64, "resnet50": 64}
 class Worker:
     """One tree's worker process: line-delimited JSON requests and answers."""
 
-    def __init__(self, tree: Path, instructions: int, target: str):
+    def __init__(self, tree: Path, instructions: int, target: str, programs: Path):
         env = dict(os.environ, PYTHONPATH=str(tree))
         self.proc = subprocess.Popen(
             [sys.executable, str(HERE / "bench_baseline.py"), "--worker", str(instructions),
-             target], env=env, cwd=tree, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+             target, str(programs)], env=env, cwd=tree, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             text=True)
 
     def ask(self, **request) -> dict:
@@ -52,14 +56,41 @@ class Worker:
         self.proc.wait()
 
 
+def write_programs(tmp: Path, target: str) -> None:
+    """Compile every zoo workload here, once: program words and initial DRAM to tmp/*.npz."""
+    from compiler.backends import build
+    from isa.target import Target
+    from npusim.memory import Dram
+    size = Target.create(target).derived.dram_bytes
+    for name, model, _ in WORKLOADS:
+        if model is None:
+            continue
+        for functional in (False, True):
+            res = FUNCTIONAL_RESOLUTION.get(name) if functional else None
+            art = build(model, target, **({"resolution": res} if res else {})).artifact
+            dram = Dram(size)
+            art.dram_image(dram)
+            rng = np.random.default_rng(0)
+            for e in art.inputs:
+                dram.write(e.dram, rng.integers(-128, 128, e.shape).astype(e.dtype))
+            used = np.flatnonzero(dram.bytes)
+            lo, hi = (int(used[0]), int(used[-1]) + 1) if used.size else (0, 0)
+            cores = np.empty(len(art.program.cores), dtype=object)
+            for i, words in enumerate(art.program.cores):  # words are wider than 64 bits
+                cores[i] = list(words)
+            np.savez(tmp / f"{name}_{'functional' if functional else 'timing'}.npz",
+                     cores=cores, lo=lo, image=dram.bytes[lo:hi], resolution=res or 0)
+
+
 def compare(rev: str, repeats: int, instructions: int, target: str) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="npusim-baseline-"))
     base = tmp / "tree"
     subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(base), rev],
                    check=True, capture_output=True)
     try:
-        workers = {"this": Worker(ROOT, instructions, target), rev: Worker(base, instructions,
-                                                                           target)}
+        write_programs(tmp, target)
+        workers = {"this": Worker(ROOT, instructions, target, tmp),
+                   rev: Worker(base, instructions, target, tmp)}
         rows = []
         for name, _, _ in WORKLOADS:
             for mode in ("timing-only", "functional"):
@@ -80,6 +111,7 @@ def compare(rev: str, repeats: int, instructions: int, target: str) -> int:
     finally:
         subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)],
                        capture_output=True)
+        shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
 
@@ -94,7 +126,7 @@ def _row(name, mode, this, base, rev) -> str:
 
 # ---- the worker (runs with PYTHONPATH at one tree; may be an old revision) -------------------
 
-def worker(instructions: int, target_name: str) -> None:
+def worker(instructions: int, target_name: str, programs: Path) -> None:
     sys.path.insert(0, str(HERE))
     import bench_sim_speed as b
     from isa.target import Target
@@ -102,34 +134,24 @@ def worker(instructions: int, target_name: str) -> None:
     from npusim.simulate import simulate
     target = Target.create(target_name)
     races = {"races": "off"} if "races" in inspect.signature(simulate).parameters else {}
-    built = {}
-
-    def workload(name, functional):
-        res = FUNCTIONAL_RESOLUTION.get(name) if functional else None
-        key = (name, res)
-        if key not in built:
-            if name == "conv-loop":
-                built[key] = b.conv_layer_program(b.tiles_for(instructions))
-            else:
-                from compiler.backends import build
-                model = dict((n, m) for n, m, _ in WORKLOADS)[name]
-                built[key] = build(model, target_name,
-                                   **({"resolution": res} if res else {})).artifact
-        return built[key], res
+    loaded = {}
 
     for line in sys.stdin:
         req = json.loads(line)
         functional = req["mode"] == "functional"
-        obj, res = workload(req["workload"], functional)
+        res = None
         if req["workload"] == "conv-loop":
-            program, dram = obj, b.fresh_dram(target)
+            program, dram = b.conv_layer_program(b.tiles_for(instructions)), b.fresh_dram(target)
         else:
-            program, dram = obj.program, Dram(target.derived.dram_bytes)
+            path = programs / f"{req['workload']}_{'functional' if functional else 'timing'}.npz"
+            if path not in loaded:
+                data = np.load(path, allow_pickle=True)
+                loaded[path] = ([[int(w) for w in c] for c in data["cores"]], int(data["lo"]),
+                                data["image"], int(data["resolution"]) or None)
+            program, lo, image, res = loaded[path]
+            dram = Dram(target.derived.dram_bytes)
             if functional:
-                obj.dram_image(dram)
-                rng = np.random.default_rng(0)
-                for e in obj.inputs:
-                    dram.write(e.dram, rng.integers(-128, 128, e.shape).astype(e.dtype))
+                dram.bytes[lo:lo + image.size] = image
         t0 = time.process_time()
         out = simulate(program, target, dram=dram, timing_only=not functional, trace=True,
                        **races)
@@ -140,6 +162,6 @@ def worker(instructions: int, target_name: str) -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--worker"]:
-        worker(int(sys.argv[2]), sys.argv[3])
+        worker(int(sys.argv[2]), sys.argv[3], Path(sys.argv[4]))
     else:
         sys.exit("run experiments/bench_sim_speed.py --baseline REV")
