@@ -1,70 +1,52 @@
 """The figures of README and docs/report.md (docs/img/*.png), one of each kind, regenerated from
 real runs: ResNet-18 on npu-edge (with its trace), compared with cpu-host and gpu-a100, against
-a faster DRAM, and a small sweep of array size x DRAM bandwidth for the DSE figures.
+a faster DRAM, and an `npusim dse` grid (array x DRAM bandwidth x DMA engines) for the DSE
+figures.
 
     python experiments/make_figures.py [--out docs/img] [--resolution 224]
 
-Prints each file written. The sweep uses npusim.dse's study table columns (target, status,
-the attributes, the objectives) so the figures are those `npusim report` draws for a study."""
+Prints each file written."""
 
 from __future__ import annotations
 
 import argparse
-import time
 from pathlib import Path
-
-import pandas as pd
 
 from npusim import flow, report
 from npusim.report import style
 
 ROOT = Path(__file__).resolve().parents[1]
-SWEEP_ARRAYS = (8, 16, 32)
-SWEEP_DRAM_BW = (8, 16, 32)
-SWEEP_DMA = (1, 2)
-
-
-def area_of(target):
-    """mm² of a Target where npusim.hw has the area model (area_mm2), else None (the RTL cell
-    table covers only the synthesized configurations: too few points for a front)."""
-    try:
-        from npusim.hw.area import area_mm2
-    except ImportError:
-        return None
-    return float(area_mm2(target))
+SWEEP = """
+[study]
+name = "figures"
+base = "npu-edge"
+sampler = "grid"
+seed = 0
+[workloads]
+models = ["resnet18"]
+resolution = {resolution}
+[space]
+array = ["8x8", "16x16", "32x32"]
+dram-bw = [8, 16, 32]
+dma-engines = [1, 2]
+[objectives]
+minimize = ["latency_ms", "energy_uj", "area_mm2"]
+"""
 
 
 def sweep(resolution: int) -> tuple:
-    """(trial table, attributes, objectives): ResNet-18 timing-only over array x DRAM bw; a
-    configuration that does not compile is an infeasible trial."""
-    from isa.errors import NpusimError
-    rows = []
-    for a in SWEEP_ARRAYS:
-        for dma in SWEEP_DMA:
-            base = f"npu-edge -array={a}x{a} -dma-engines={dma}"
-            try:
-                compiled = flow.compile("resnet18", base, resolution=resolution)
-            except NpusimError as e:
-                compiled, reason = None, str(e).splitlines()[0]
-            for bw in SWEEP_DRAM_BW:
-                target = f"{base} -dram-bw={bw}"
-                row = {"target": target, "array": a, "dma_engines": dma, "dram_bw": bw,
-                       "status": "ok", "reason": ""}
-                area = area_of(target)
-                if area is not None:
-                    row["area_mm2"] = area
-                t0 = time.perf_counter()
-                if compiled is None:
-                    row.update(status="infeasible", reason=reason)
-                else:  # DRAM bandwidth is a timing attribute: one program runs on each
-                    r = flow.simulate(compiled, target=target, timing_only=True)
-                    row.update(cycles=r.cycles, energy_pj=r.energy_pj,
-                               dram_bytes=r.to_json()["dram_bytes"])
-                row["wall_s"] = time.perf_counter() - t0
-                rows.append(row)
-    df = pd.DataFrame(rows)
-    objectives = ["cycles", "energy_pj", "area_mm2" if "area_mm2" in df else "dram_bytes"]
-    return df, ["array", "dma_engines", "dram_bw"], objectives
+    """(trial table, attributes, objectives) of an `npusim dse` grid study (ResNet-18,
+    array x DRAM bw x DMA engines), run in a temporary folder: the table `npusim report`
+    draws for a study."""
+    import tempfile
+    from npusim import dse
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "figures.toml"
+        path.write_text(SWEEP.format(resolution=resolution))
+        space = dse.load_space(path)
+        dse.run_study(space, jobs=2, progress=False)
+        df = dse.load(space)
+    return df, space.param_names, list(space.objectives)
 
 
 def main() -> None:

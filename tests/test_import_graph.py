@@ -32,7 +32,8 @@ ALLOWED = {  # component -> what it may import (besides itself)
     "npusim.hw": {"isa", "npusim"},
     "npusim.flow": {"isa", "compiler", "npusim", "npusim.model", "npusim.runtime", "npusim.hw"},
     "npusim.cli": {"isa", "compiler", "npusim", "npusim.model", "npusim.runtime", "npusim.hw",
-                   "npusim.flow", "npusim.conformance", "npusim.report"},
+                   "npusim.flow", "npusim.conformance", "npusim.report",
+                   "npusim.dse"},
     ENTRY: {"npusim", "npusim.cli"},
 }
 

@@ -11,28 +11,57 @@ from ..ir.verify import verify
 from ..ops import get_op
 
 _HANDLERS: dict = {}
+_INFO: dict = {}   # ONNX op -> (where it runs, note): what docs/onnx.md lists
+
+RUNS = {"npu": "NPU (int8 and fp16)", "int8": "NPU (int8: a vlut table; fp16 has no table op)",
+        "host": "host, as a graph's last op (after the NPU's output is dequantized)",
+        "import": "at import (folded to a constant, or the identity)"}
 
 
-def handler(*op_types):
+def handler(*op_types, runs: str = "npu", note: str = ""):
+    """Register the converter of ONNX `op_types`; `runs` (a RUNS key) and `note` are what
+    docs/onnx.md says of them."""
+    if runs not in RUNS:
+        raise ValueError(f"handler runs={runs!r} is not one of {', '.join(RUNS)}")
+
     def deco(fn):
         for t in op_types:
             _HANDLERS[t] = fn
+            _INFO[t] = (runs, note)
         return fn
     return deco
 
 
+def handler_info() -> dict:
+    """ONNX op -> (where it runs, note) for every supported op."""
+    supported_ops()
+    info = {op: _INFO[op] for op in _HANDLERS}
+    info.update({op: ("import", "shape subgraphs: folded when the input shapes are known")
+                 for op in _FOLDED if op not in info})
+    return dict(sorted(info.items()))
+
+
 def supported_ops() -> list:
-    from . import onnx_ops  # noqa: F401  (the handlers register on import)
+    # the handlers register on import, one module per family
+    from . import onnx_ops, onnx_ops_act, onnx_ops_shape, onnx_ops_spatial  # noqa: F401
     return sorted(_HANDLERS)
+
+
+# ops the importer folds to constants (onnx_fold) when their inputs are known; listed as
+# supported, with no handler of their own
+_FOLDED = {"Shape": None, "Size": None, "Gather": None, "ConstantOfShape": None,
+           "Range": None, "Equal": None, "Where": None, "Floor": None, "Ceil": None,
+           "Expand": None}
 
 
 class _Importer:
     """Holds the graph under construction and the ONNX node being converted."""
 
-    def __init__(self, graph: Graph, opset: int, consts: dict):
+    def __init__(self, graph: Graph, opset: int, consts: dict, read: set = frozenset()):
         # ONNX constants (initializers, Constant nodes) join the graph only when an op reads
         # them as data; shape/axis constants are consumed here and never reach the IR.
         self.g, self.opset, self.node, self.consts = graph, opset, None, consts
+        self.read = read  # every value some node or the graph's outputs read
 
     def is_const(self, name: str | None) -> bool:
         return name in self.consts
@@ -102,9 +131,19 @@ class _Importer:
         return self.g.fresh_name(f"{self.node.output[0]}__{suffix}")
 
     def single_output(self) -> None:
-        if len([o for o in self.node.output if o]) > 1:
-            self.fail(f"only the first output is supported, the model uses "
-                      f"{list(self.node.output)}")
+        """Extra outputs (Dropout's mask, BatchNormalization's statistics, MaxPool's
+        indices) are fine as long as nothing reads them, as exporters leave them."""
+        used = [o for o in self.node.output[1:] if o and o in self.read]
+        if used:
+            self.fail(f"only the first output is supported; the model reads {used} too")
+
+    def ints(self, attr: str, i: int, default=None):
+        """An int list given as attribute `attr` (older opsets) or as constant input `i`
+        (newer ones: Squeeze/Unsqueeze/Split/ReduceMean axes, Pad pads)."""
+        if self.input(i) is not None:
+            return [int(v) for v in self.const(i, attr).reshape(-1)]
+        value = self.attr(attr)
+        return default if value is None else [int(v) for v in value]
 
 
 # ---------------------------------------------------------------- driver
@@ -149,7 +188,7 @@ def import_onnx(model, input_shapes: dict | None = None, name: str | None = None
     import onnx.numpy_helper
     from onnx import TensorProto
 
-    from . import onnx_check
+    from . import onnx_check, onnx_fold
     path = None if isinstance(model, (onnx.ModelProto, bytes, bytearray)) else str(model)
     model = _load(model)
     if path is not None:
@@ -180,17 +219,26 @@ def import_onnx(model, input_shapes: dict | None = None, name: str | None = None
         g.add_input(vi.name, TensorType(tuple(shape), dtype))
 
     supported_ops()
-    im = _Importer(g, opset, consts)
+    read = {v for n in og.node for v in n.input} | {vi.name for vi in og.output}
+    im = _Importer(g, opset, consts, read)
     for i, node in enumerate(og.node):
         im.node = node
+        if onnx_fold.fold(im, node):
+            continue
         if node.domain not in ("", "ai.onnx"):
             im.fail(f"domain '{node.domain}' is not supported; supported ops (default "
                     f"domain): {', '.join(supported_ops())}")
         fn = _HANDLERS.get(node.op_type)
+        if fn is None and node.op_type in _FOLDED:
+            im.fail("it is folded to a constant only when its inputs are known at import "
+                    "(a shape subgraph); of a computed tensor it would not run on the NPU or "
+                    "the host")
         if fn is None:
             raise FrontendError(
                 f"ONNX node '{node.name or node.output[0]}' (#{i}): op '{node.op_type}' "
-                f"(opset {opset}) is not supported; supported: {', '.join(supported_ops())}")
+                f"(opset {opset}) is not supported; it would not run on the host either "
+                "(the host runs only softmax and layout changes, at a graph's outputs); "
+                f"supported: {', '.join(supported_ops())}")
         fn(im)
     g.outputs = [im.materialize(vi.name) for vi in og.output]
     g.prune()
@@ -198,6 +246,7 @@ def import_onnx(model, input_shapes: dict | None = None, name: str | None = None
     _check_declared_outputs(og, g)
     if path is not None:  # after the importer's own checks, which name the value exactly
         onnx_check.check_inferred(path, f"ONNX model '{path}'")
+    _check_value_info(og, g)  # what onnx's full check says of a file, for a ModelProto too
     return g
 
 
@@ -243,3 +292,20 @@ def _check_declared_outputs(og, g: Graph) -> None:
             raise FrontendError(f"ONNX output '{vi.name}' is declared with shape {shown}, but "
                                 f"the graph computes {inferred} for it; fix the declaration "
                                 "(or leave its shape out)")
+
+
+def _check_value_info(og, g: Graph) -> None:
+    """A value_info entry (an exporter's declared intermediate shape) that disagrees with the
+    shape the importer computes is an error naming both: it means a misread attribute."""
+    for vi in og.value_info:
+        if vi.name not in g.types or not vi.type.tensor_type.HasField("shape"):
+            continue
+        declared = [d.dim_value if d.HasField("dim_value") else None
+                    for d in vi.type.tensor_type.shape.dim]
+        inferred = list(g.type_of(vi.name).shape)
+        if len(declared) != len(inferred) or any(
+                d is not None and d != n for d, n in zip(declared, inferred)):
+            shown = [d if d is not None else "?" for d in declared]
+            raise FrontendError(f"ONNX value '{vi.name}' is declared (value_info) with shape "
+                                f"{shown}, but the importer computes {inferred}; the file's "
+                                "declaration or an attribute the importer read is wrong")

@@ -6,6 +6,7 @@ import numpy as np
 
 from ..ir.types import TensorType
 from .onnx_import import _array, _Importer, handler
+from .onnx_ops_act import binary
 
 
 # ---------------------------------------------------------------- window helpers
@@ -31,14 +32,32 @@ def _window_attrs(im: _Importer, in_hw: tuple, kernel: tuple, dilations=(1, 1)) 
     return {"strides": strides, "pads": p}
 
 
-def _no_ceil_mode(im: _Importer) -> None:
-    if im.attr("ceil_mode", 0):
-        im.fail("ceil_mode=1 is not supported; pad the bottom/right explicitly instead")
+def _ceil_pads(im: _Importer, in_hw: tuple, kernel: tuple, attrs: dict, dilations=(1, 1),
+               exact: bool = False) -> dict:
+    """ceil_mode=1 as extra bottom/right padding: the last window may hang over the edge but
+    must start inside the input or its left padding (ONNX's and PyTorch's rule). exact: the
+    extra padding would change the result (average pooling's divisor), so refuse it."""
+    if not im.attr("ceil_mode", 0):
+        return attrs
+    pads = list(attrs["pads"])
+    for i, (size, k, s, d) in enumerate(zip(in_hw, kernel, attrs["strides"], dilations)):
+        lo, hi = pads[i], pads[i + 2]
+        span = d * (k - 1) + 1
+        out = -(-(size + lo + hi - span) // s) + 1
+        if (out - 1) * s >= size + lo:
+            out -= 1
+        extra = max((out - 1) * s + span - (size + lo + hi), 0)
+        if extra and exact:
+            im.fail("ceil_mode=1 adds a partial window whose divisor counts only the input; "
+                    "the NPU scales every output by one constant (pad explicitly, or use "
+                    "ceil_mode=0)")
+        pads[i + 2] = hi + extra
+    return {**attrs, "pads": tuple(pads)}
 
 
 # ---------------------------------------------------------------- handlers
 
-@handler("Conv")
+@handler("Conv", note="2-D; groups (depthwise), dilations, pads, auto_pad")
 def _conv(im: _Importer):
     x, w = im.input(0), im.input(1)
     wt = im.type_of(w)
@@ -54,7 +73,7 @@ def _conv(im: _Importer):
         im.emit("nn.bias_add", [out, im.input(2)], axis=1)
 
 
-@handler("Gemm")
+@handler("Gemm", note="transA, transB, alpha, beta; constant B becomes a dense layer")
 def _gemm(im: _Importer):
     a, alpha, beta = im.input(0), im.attr("alpha", 1.0), im.attr("beta", 1.0)
     if im.type_of(a).rank != 2:
@@ -80,17 +99,20 @@ def _gemm(im: _Importer):
         if im.is_const(c):
             cv = im.consts[c] * np.float32(beta)
             n = im.type_of(out).shape[1]
+            if cv.size == 1:  # a scalar bias: the same value for every output feature
+                cv = np.full(n, cv.reshape(-1)[0], np.float32)
             if cv.size == n and cv.shape in ((n,), (1, n)):
-                b = c if beta == 1.0 and cv.shape == (n,) else im.constant(cv.reshape(n),
-                                                                          f"{c}__bias")
+                b = c if beta == 1.0 and im.consts[c].shape == (n,) else im.constant(
+                    cv.reshape(n), f"{c}__bias")
                 return im.emit("nn.bias_add", [out, b], axis=-1)
-            c = im.constant(cv.astype(np.float32), f"{c}__c")
+            im.fail(f"C {list(cv.shape)} is not one value per output feature ({n}); a "
+                    "constant that varies over the batch has no NPU form")
         elif beta != 1.0:
             im.fail("beta != 1 needs a constant C")
-        im.emit("add", [out, c])
+        binary(im, "add", out, c)
 
 
-@handler("MatMul")
+@handler("MatMul", note="constant 2-D B (dense); two activations only on fp16")
 def _matmul(im: _Importer):
     a, b = im.input(0), im.input(1)
     if im.is_const(b) and im.type_of(b).rank == 2:
@@ -104,17 +126,18 @@ def _relu(im: _Importer):
     im.emit("nn.relu", [im.input(0)])
 
 
-@handler("Sigmoid")
+@handler("Sigmoid", runs="int8", note="fixed output scale 1/127")
 def _sigmoid(im: _Importer):
     im.emit("sigmoid", [im.input(0)])
 
 
-@handler("Identity")
+@handler("Identity", runs="import", note="removed by simplify")
 def _identity(im: _Importer):
     im.emit("identity", [im.input(0)])
 
 
-@handler("Dropout")
+@handler("Dropout", runs="import",
+         note="inference: the identity; the mask output may exist if nothing reads it")
 def _dropout(im: _Importer):
     im.single_output()
     ratio = im.attr("ratio", 0.5)
@@ -125,7 +148,7 @@ def _dropout(im: _Importer):
     im.emit("nn.dropout", [im.input(0)], rate=ratio)
 
 
-@handler("Clip")
+@handler("Clip", note="min/max attributes before opset 11, constant inputs from 11")
 def _clip(im: _Importer):
     if im.opset < 11:
         lo, hi = im.attr("min", -np.inf), im.attr("max", np.inf)
@@ -146,7 +169,9 @@ def _channel_bias(xt: TensorType, c: np.ndarray):
     return c.reshape(-1) if padded == expect else None
 
 
-@handler("Add")
+@handler("Add",
+         note="activations (one may broadcast: a stride-0 DMA copy), per-channel or scalar "
+         "constants (folded into the conv before, or a depthwise 1x1)")
 def _add(im: _Importer):
     x, y = im.input(0), im.input(1)
     if im.is_const(x) and not im.is_const(y):
@@ -158,34 +183,56 @@ def _add(im: _Importer):
         b = y if bias.shape == im.consts[y].shape else im.constant(bias, f"{y}__bias")
         return im.emit("nn.bias_add", [x, b],
                        axis=1 if im.type_of(x).rank == 4 else -1)
-    im.emit("add", [x, y])
+    binary(im, "add", x, y)
 
 
-@handler("Mul")
+@handler("Mul", note="as Add; the SE block's (N,C,1,1) gate is broadcast by DMA")
 def _mul(im: _Importer):
-    im.emit("multiply", [im.input(0), im.input(1)])
+    binary(im, "mul", im.input(0), im.input(1))
 
 
-@handler("MaxPool")
+@handler("MaxPool",
+         note="2-D; pads, auto_pad, ceil_mode; the Indices output only if unread; no dilations")
 def _maxpool(im: _Importer):
     im.single_output()
-    _no_ceil_mode(im)
     if tuple(im.attr("dilations", [1, 1])) != (1, 1):
-        im.fail("dilated max pooling is not supported")
+        im.fail("dilated max pooling is not supported (the pool registers have no dilation)")
     kernel = tuple(im.attr("kernel_shape"))
     x = im.input(0)
+    hw = im.type_of(x).shape[2:]
     im.emit("nn.max_pool2d", [x], kernel=kernel,
-            **_window_attrs(im, im.type_of(x).shape[2:], kernel))
+            **_ceil_pads(im, hw, kernel, _window_attrs(im, hw, kernel)))
 
 
-@handler("AveragePool")
+@handler("AveragePool",
+         note="2-D; pads, auto_pad, ceil_mode; count_include_pad=0 with padding (Inception's, "
+         "ShuffleNet's): the padded average times a table of window size / valid count")
 def _avgpool(im: _Importer):
-    _no_ceil_mode(im)
+    if tuple(im.attr("dilations", [1, 1])) != (1, 1):
+        im.fail("dilated average pooling is not supported (the pool registers have no "
+                "dilation)")
     kernel = tuple(im.attr("kernel_shape"))
     x = im.input(0)
-    im.emit("nn.avg_pool2d", [x], kernel=kernel,
-            count_include_pad=bool(im.attr("count_include_pad", 0)),
-            **_window_attrs(im, im.type_of(x).shape[2:], kernel))
+    hw = im.type_of(x).shape[2:]
+    include = bool(im.attr("count_include_pad", 0))
+    attrs = _ceil_pads(im, hw, kernel, _window_attrs(im, hw, kernel), exact=include)
+    if include or not any(attrs["pads"]):
+        return im.emit("nn.avg_pool2d", [x], kernel=kernel, count_include_pad=include, **attrs)
+    _avg_excluding_pads(im, x, kernel, attrs)
+
+
+def _avg_excluding_pads(im: _Importer, x: str, kernel: tuple, attrs: dict) -> str:
+    """Average pooling that leaves the padding out of each window's count, as NPU ops: the
+    padded average (one divisor) times k*k / count, where count/(k*k) is that same pooling of
+    a tensor of ones (a table of x that maps every value to 1, whatever x's scale) and the
+    reciprocal a table (power -1)."""
+    avg = im.emit("nn.avg_pool2d", [x], im.tmp("avg"), kernel=kernel, count_include_pad=True,
+                  **attrs)
+    ones = im.emit("fill", [x], im.tmp("ones"), value=1.0)
+    share = im.emit("nn.avg_pool2d", [ones], im.tmp("share"), kernel=kernel,
+                    count_include_pad=True, **attrs)
+    inv = im.emit("power", [share], im.tmp("inv"), exponent=-1.0)
+    return im.emit("multiply", [avg, inv])
 
 
 @handler("GlobalAveragePool")
@@ -193,7 +240,8 @@ def _gap(im: _Importer):
     im.emit("nn.global_avg_pool2d", [im.input(0)])
 
 
-@handler("BatchNormalization")
+@handler("BatchNormalization",
+         note="inference; folded into the conv/Gemm before it, else a depthwise 1x1")
 def _bn(im: _Importer):
     im.single_output()
     if im.attr("training_mode", 0):
@@ -202,12 +250,12 @@ def _bn(im: _Importer):
             axis=1)
 
 
-@handler("Flatten")
+@handler("Flatten", note="a reshape (no data moves)")
 def _flatten(im: _Importer):
     im.emit("flatten", [im.input(0)], axis=im.attr("axis", 1))
 
 
-@handler("Reshape")
+@handler("Reshape", note="constant or shape-computed target; 0 and -1")
 def _reshape(im: _Importer):
     x = im.input(0)
     shape = [int(d) for d in im.const(1, "shape").reshape(-1)]
@@ -217,32 +265,56 @@ def _reshape(im: _Importer):
     im.emit("reshape", [x], shape=tuple(shape))
 
 
-@handler("Concat")
+@handler("Concat", note="any axis; int8 requantizes each input to one scale")
 def _concat(im: _Importer):
     im.emit("concat", [v for v in im.node.input if v], axis=im.attr("axis"))
 
 
-@handler("Softmax")
+@handler("Softmax", runs="host", note="before opset 13 over the last axis only")
 def _softmax(im: _Importer):
-    rank = im.type_of(im.input(0)).rank
-    axis = im.attr("axis", -1 if im.opset >= 13 else 1)
-    if im.opset < 13 and axis % rank != rank - 1:
-        im.fail(f"Softmax before opset 13 normalizes over the flattened axes {axis}.., only "
-                "the last axis is supported")
+    shape = im.type_of(im.input(0)).shape
+    rank = len(shape)
+    axis = im.attr("axis", -1 if im.opset >= 13 else 1) % rank
+    if im.opset < 13 and axis != rank - 1:
+        # before opset 13 Softmax normalizes over the axes axis.. flattened: one axis when
+        # the others there are 1 (a classifier's (N, 1000, 1, 1), SqueezeNet's)
+        wide = [a for a in range(axis, rank) if shape[a] > 1]
+        if len(wide) > 1:
+            im.fail(f"Softmax before opset 13 normalizes over the flattened axes {axis}.. of "
+                    f"{list(shape)}; only one of them may exceed 1")
+        axis = wide[0] if wide else rank - 1
     im.emit("nn.softmax", [im.input(0)], axis=axis)
 
 
-@handler("Transpose")
+@handler("Transpose", note="any permutation (strided DMA copy): ShuffleNet's channel shuffle")
 def _transpose(im: _Importer):
     x = im.input(0)
     perm = im.attr("perm", list(range(im.type_of(x).rank))[::-1])
     im.emit("transpose", [x], axes=tuple(perm))
 
 
-@handler("Constant")
+@handler("Constant", runs="import", note="value, value_float(s), value_int(s), sparse_value")
 def _constant(im: _Importer):
     import onnx.numpy_helper
-    value = im.attr("value")
-    if value is None:
-        im.fail("only the 'value' form of Constant is supported")
-    im.consts[im.node.output[0]] = _array(onnx.numpy_helper.to_array(value))
+    forms = {"value": lambda v: onnx.numpy_helper.to_array(v),
+             "value_float": lambda v: np.asarray(v, np.float32),
+             "value_floats": lambda v: np.asarray(v, np.float32),
+             "value_int": lambda v: np.asarray(v, np.int64),
+             "value_ints": lambda v: np.asarray(v, np.int64),
+             "sparse_value": _sparse_to_dense}
+    for a in im.node.attribute:
+        if a.name in forms:
+            im.consts[im.node.output[0]] = _array(forms[a.name](im.attr(a.name)))
+            return
+    im.fail(f"Constant has none of the forms {', '.join(forms)} (value_string(s) hold text, "
+            "not tensor data)")
+
+
+def _sparse_to_dense(sparse) -> np.ndarray:
+    import onnx.numpy_helper
+    values = onnx.numpy_helper.to_array(sparse.values)
+    idx = onnx.numpy_helper.to_array(sparse.indices)
+    dense = np.zeros(int(np.prod(sparse.dims)), values.dtype)
+    flat = idx if idx.ndim == 1 else np.ravel_multi_index(idx.T, tuple(sparse.dims))
+    dense[flat] = values
+    return dense.reshape(tuple(sparse.dims))

@@ -130,6 +130,16 @@ def plan_copy(shape: tuple, perm: tuple, capacity: int, name: str = "") -> list:
     """Chunks of loads/stores moving A (row-major `shape`) to B = A.transpose(perm)."""
     sa, sb = _strides(shape), _strides([shape[p] for p in perm])
     dims = [(shape[p], sa[p], sb[i]) for i, p in enumerate(perm) if shape[p] > 1]
+    return plan_strided(dims, capacity, name=name, what=f"of shape {shape} permuted {perm}")
+
+
+def plan_strided(dims: list, capacity: int, src_base: int = 0, name: str = "",
+                 what: str = "", dst_base: int = 0) -> list:
+    """Chunks of loads/stores over `dims`, outer -> inner (count, source stride, destination
+    stride) in elements, from `src_base` to `dst_base`: a permutation, a slice (an offset
+    and the source's strides) or a broadcast (source stride 0: DMA reads repeat)."""
+    shape_note = what or f"over dims {dims}"
+    dims = [d for d in dims if d[0] > 1]
     dims = _merge(dims[::-1])[::-1]           # outer -> inner, merged where both agree
     if not dims:
         dims = [(1, 1, 1)]
@@ -153,16 +163,16 @@ def plan_copy(shape: tuple, perm: tuple, capacity: int, name: str = "") -> list:
             if best is None or cost < best[0]:
                 best = (cost, ds, c)
     if best is None:
-        raise CompilerError(f"layer '{name}': cannot plan the data movement of shape {shape} "
-                            f"permuted {perm} in chunks of {capacity} elements")
+        raise CompilerError(f"layer '{name}': cannot plan the data movement {shape_note} "
+                            f"in chunks of {capacity} elements")
     _, ds, c = best
     outer, chunk = ds[:len(ds) - c], ds[len(ds) - c:]
     inner = chunk[::-1]
     elems = prod(d[0] for d in chunk)
     chunks = []
     for idx in itertools.product(*(range(d[0]) for d in outer)):
-        src0 = sum(i * d[1] for i, d in zip(idx, outer))
-        dst0 = sum(i * d[2] for i, d in zip(idx, outer))
+        src0 = src_base + sum(i * d[1] for i, d in zip(idx, outer))
+        dst0 = dst_base + sum(i * d[2] for i, d in zip(idx, outer))
         chunks.append(Chunk(elems, tuple(_dmas([(d[0], d[1]) for d in inner], src0)),
                             tuple(_dmas([(d[0], d[2]) for d in inner], dst0))))
     return chunks

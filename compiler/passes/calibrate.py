@@ -28,11 +28,45 @@ def calibration_samples(graph: Graph, ctx) -> list:
     samples = [data] if isinstance(data, dict) else list(data)
     if not samples:
         raise PassError("calibration needs at least one sample; calib_inputs is empty")
+    out = []
     for i, s in enumerate(samples):
+        if "*" in s:  # the model's only input, whatever its name (a folder of .npy files)
+            if len(graph.inputs) != 1:
+                raise PassError(f"calibration sample {i} has unnamed data, but the model has "
+                                f"{len(graph.inputs)} inputs ({', '.join(graph.inputs)}); "
+                                "name each in an .npz")
+            s = {graph.inputs[0]: s["*"]}
         missing = [v for v in graph.inputs if v not in s]
         if missing:
             raise PassError(f"calibration sample {i} lacks input(s) {', '.join(missing)}")
-    return samples
+        out += _unstack(graph, s, i)
+    return out
+
+
+def _unstack(graph: Graph, sample: dict, i: int) -> list:
+    """One feed, or several where the arrays stack samples on a leading axis (an (S, C, H, W)
+    array for a (1, C, H, W) input, or (S, 1, C, H, W)); a (C, H, W) array is one image."""
+    parts = {}
+    for v in graph.inputs:
+        want = tuple(graph.type_of(v).shape)
+        a = np.asarray(sample[v], np.float32)
+        if a.shape == want:
+            parts[v] = [a]
+        elif a.shape[1:] == want:
+            parts[v] = list(a)
+        elif want[:1] == (1,) and a.ndim == len(want) and a.shape[1:] == want[1:]:
+            parts[v] = [a[k:k + 1] for k in range(a.shape[0])]
+        elif want[:1] == (1,) and a.shape == want[1:]:
+            parts[v] = [a[None]]
+        else:
+            raise PassError(f"calibration sample {i}: input '{v}' is {want}, the data has shape "
+                            f"{a.shape}; give arrays of the input's shape, or a stack of them "
+                            "on a leading axis")
+    counts = {len(p) for p in parts.values()}
+    if len(counts) > 1:
+        raise PassError(f"calibration sample {i} stacks different numbers of samples per input "
+                        f"({', '.join(f'{v}: {len(p)}' for v, p in parts.items())})")
+    return [{v: parts[v][k] for v in graph.inputs} for k in range(counts.pop())]
 
 
 @register_pass("calibrate")

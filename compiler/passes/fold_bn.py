@@ -7,12 +7,17 @@ import numpy as np
 from ..ir.graph import Graph, Node
 from ..ops import get_hook, has_trait
 from ..ops.common import per_channel
-from ..ops.nn import batch_norm_scale_shift
 from .base import Pass, register_pass
+from .infer import infer_types
 from .rewrite import channel_axis, single_user
 
 # Output-channel axis of the weights, by kernel layout (dense weights, (in, out), have none).
 _WEIGHT_AXIS = {"OIHW": 0, "HWIO": 3, None: 1}
+
+
+def _scale_shift(graph: Graph, n: Node) -> tuple:
+    """The float64 per-channel (scale, shift) of an affine op (its 'affine' hook)."""
+    return get_hook(n.op, "affine")([graph.constants[v] for v in n.inputs[1:]], n.attrs)
 
 
 @register_pass("fold-bn")
@@ -20,18 +25,31 @@ class FoldBatchNorm(Pass):
     """conv/dense (+ bias_add) + batch_norm -> conv/dense + bias_add with
     w' = w * gamma / sqrt(var + eps) (per output channel) and b' = (b - mean) * that + beta.
     A batch norm with no conv before it becomes a depthwise 1x1 conv + bias (standalone=
-    'depthwise'), which the NPU runs like any conv, or stays (standalone='keep')."""
+    'depthwise'), which the NPU runs like any conv, or stays (standalone='keep'). Every op
+    with an 'affine' hook folds the same way (channel_affine: an ONNX Mul/Sub/Div by a
+    constant; a bias_add with no conv/dense before it, which fuse would leave unfused)."""
 
     OPTIONS = {"standalone": "depthwise"}
 
     def run(self, graph: Graph, ctx) -> Graph:
-        for bn in [n for n in graph.nodes if n.op == "nn.batch_norm"]:
-            if not all(v in graph.constants for v in bn.inputs[1:]):
+        for bn in [n for n in graph.nodes if get_hook(n.op, "affine") is not None]:
+            if not all(v in graph.constants for v in bn.inputs[1:]) or \
+                    self._fused_later(graph, bn):
                 continue
             if not self._fold(graph, bn) and self.options["standalone"] == "depthwise":
                 self._to_depthwise(graph, bn)
+                infer_types(graph)  # a later affine op may fold into this new conv
         graph.prune()
         return graph
+
+    @staticmethod
+    def _fused_later(graph: Graph, n: Node) -> bool:
+        """A bias_add right after its conv/dense: fuse makes it that op's bias."""
+        if not has_trait(n.op, "bias_add"):
+            return False
+        lin = graph.producers().get(n.inputs[0])
+        return lin is not None and get_hook(lin.op, "fused_as") is not None and \
+            single_user(graph, n.inputs[0], graph.consumers()) is n
 
     def _fold(self, graph: Graph, bn: Node) -> bool:
         users, producers = graph.consumers(), graph.producers()
@@ -56,8 +74,7 @@ class FoldBatchNorm(Pass):
         if bias_node is not None and bias_node.attrs["axis"] % rank != axis:
             return False
 
-        scale, shift = batch_norm_scale_shift(*(graph.constants[v] for v in bn.inputs[1:]),
-                                              bn.attrs["epsilon"])
+        scale, shift = _scale_shift(graph, bn)
         w = graph.constants[lin.inputs[1]]
         waxis = _WEIGHT_AXIS[lin.attrs.get("kernel_layout")]
         # w * scale in float64, rounded once to w's dtype: one ufunc pass, no float64 copy
@@ -84,8 +101,7 @@ class FoldBatchNorm(Pass):
             return
         layout = "NCHW" if bn.attrs["axis"] % 4 == 1 else "NHWC"
         c = x.shape[1 if layout == "NCHW" else 3]
-        scale, shift = batch_norm_scale_shift(*(graph.constants[v] for v in bn.inputs[1:]),
-                                              bn.attrs["epsilon"])
+        scale, shift = _scale_shift(graph, bn)
         kl = "OIHW" if layout == "NCHW" else "HWIO"
         w = scale.astype(x.dtype).reshape((c, 1, 1, 1) if kl == "OIHW" else (1, 1, 1, c))
         w_name = graph.add_constant(f"{bn.name}.dw_weight", w)

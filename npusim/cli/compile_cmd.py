@@ -8,7 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from npusim.cli.errors import UsageError
-from npusim.cli.options import (DEFAULT_TARGET, add_input_shape_argument, input_shapes_arg,
+from npusim.cli.options import (DEFAULT_TARGET, add_calibration_argument,
+                                add_input_shape_argument, calibration_arg, input_shapes_arg,
                                 target_arg)
 
 
@@ -27,6 +28,7 @@ def register(subparsers) -> None:
     p.add_argument("--resolution", type=int, metavar="N",
                    help="input resolution of zoo image models")
     add_input_shape_argument(p)
+    add_calibration_argument(p)
     p.set_defaults(func=run)
 
 
@@ -37,7 +39,8 @@ def run(args) -> int:
     input_shapes = input_shapes_arg(args.input_shape)
     with stages(True) as step:
         compiled = flow.compile(args.model, target, resolution=args.resolution, progress=step,
-                                **({"input_shapes": input_shapes} if input_shapes else {}))
+                                **({"input_shapes": input_shapes} if input_shapes else {}),
+                                **_calibration(args))
     try:
         out = compiled.save(args.output)
     except OSError as e:
@@ -67,3 +70,9 @@ def _describe(compiled, out: Path) -> str:
     ptx = sorted(p.name for p in Path(out).glob("*.ptx"))
     return (f"{target.tag or target.kind}: {len(prog.kernels)} kernels, {lines:,} lines of "
             f"CUDA; model.cu, {', '.join(ptx) or 'no PTX (nvcc not found)'}, {tail}")
+
+
+def _calibration(args) -> dict:
+    """compile()'s calib_inputs from --calibration (none: random inputs)."""
+    feeds = calibration_arg(args.calibration)
+    return {} if feeds is None else {"calib_inputs": feeds}

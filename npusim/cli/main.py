@@ -21,6 +21,7 @@ SUBCOMMANDS = {
     "compile": "npusim.cli.compile_cmd",
     "conformance": "npusim.cli.conformance_cmd",
     "report": "npusim.cli.report_cmd",
+    "dse": "npusim.cli.dse_cmd",
 }
 
 

@@ -15,7 +15,8 @@ from npusim.flow import DEFAULT_TARGET
 DEFAULT_MODEL = "resnet18"
 __all__ = ["DEFAULT_MODEL", "DEFAULT_TARGET", "all_target_kinds", "target_arg",
            "npu_target_arg", "check_writable", "save_trace", "add_races_argument", "race_warnings",
-           "int_at_least", "non_negative", "add_input_shape_argument", "input_shapes_arg"]
+           "int_at_least", "non_negative", "add_input_shape_argument", "input_shapes_arg",
+           "add_calibration_argument", "calibration_arg"]
 RACE_LINES = 10  # races printed in --races warn mode; the count of the rest follows
 
 
@@ -135,3 +136,37 @@ def input_shapes_arg(items: list) -> dict | None:
             raise UsageError(f"--input-shape {item!r}: input '{name}' is given twice")
         shapes[name] = shape
     return shapes or None
+
+
+def add_calibration_argument(p) -> None:
+    p.add_argument("--calibration", metavar="FILE.npz|DIR",
+                   help="calibrate int8 scales on these inputs instead of random ones: an .npz "
+                        "of arrays named as the model's inputs (a leading axis may stack "
+                        "samples), or a folder of .npy files, one sample (or stack) each, "
+                        "for a one-input model")
+
+
+def calibration_arg(path: str | None) -> list | None:
+    """--calibration as a list of feeds for compile(calib_inputs=...); the key '*' stands
+    for a one-input model's input (a folder's .npy files, an .npz's unnamed arr_0). Shapes
+    are fitted to the model's inputs by the calibrate pass, which names any mismatch."""
+    if path is None:
+        return None
+    import numpy as np
+    p = Path(path)
+    try:
+        if p.is_dir():
+            files = sorted(p.glob("*.npy"))
+            if not files:
+                raise UsageError(f"--calibration {path}: the folder holds no .npy files")
+            return [{"*": np.load(f, allow_pickle=False)} for f in files]
+        with np.load(p, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+    except (OSError, ValueError) as e:
+        raise UsageError(f"--calibration {path}: cannot read it as an .npz file or a folder "
+                         f"of .npy files ({e})") from None
+    if not arrays:
+        raise UsageError(f"--calibration {path}: the .npz holds no arrays")
+    if list(arrays) == ["arr_0"]:
+        arrays = {"*": arrays["arr_0"]}
+    return [arrays]

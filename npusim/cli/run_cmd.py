@@ -8,9 +8,10 @@ from pathlib import Path
 
 from npusim.cli.compare import add_arguments as add_compare_arguments
 from npusim.cli.errors import UsageError
-from npusim.cli.options import (DEFAULT_MODEL, DEFAULT_TARGET, add_input_shape_argument,
-                                add_races_argument, check_writable, input_shapes_arg,
-                                non_negative, npu_target_arg, race_warnings, save_trace)
+from npusim.cli.options import (DEFAULT_MODEL, DEFAULT_TARGET, add_calibration_argument,
+                                add_input_shape_argument, add_races_argument, calibration_arg,
+                                check_writable, input_shapes_arg, non_negative, npu_target_arg,
+                                race_warnings, save_trace)
 from npusim.cli.outputs import add_output_arguments, check_outputs, keep_trace, save_outputs
 
 
@@ -34,6 +35,7 @@ def register(subparsers) -> None:
     p.add_argument("--resolution", type=int, metavar="N",
                    help="input resolution of zoo image models (default: the model's, 224)")
     add_input_shape_argument(p)
+    add_calibration_argument(p)
     p.add_argument("--seed", type=non_negative, default=0,
                    help="seed of the random test input (an integer >= 0)")
     p.add_argument("--timing-only", action="store_true",
@@ -59,7 +61,8 @@ def run(args) -> int:
     target = npu_target_arg(DEFAULT_TARGET if args.target is None else args.target)
     with stages(not args.json) as step:
         compiled = flow.compile(args.model, target, resolution=args.resolution, progress=step,
-                                **({"input_shapes": input_shapes} if input_shapes else {}))
+                                **({"input_shapes": input_shapes} if input_shapes else {}),
+                                **_calibration(args))
     with ticking(not args.json, "simulate"), race_warnings([]) as sims:
         result = flow.simulate(compiled, timing_only=args.timing_only, trace=keep_trace(args),
                                seed=args.seed, races=args.races)
@@ -88,6 +91,9 @@ def run_artifact(args) -> int:
     if args.input_shape:
         raise UsageError(f"--input-shape applies to ONNX files; '{args.model}' is a compiled "
                          "artifact (its shapes are fixed): recompile the model")
+    if args.calibration:
+        raise UsageError(f"--calibration applies when compiling; '{args.model}' is a compiled "
+                         "artifact (its scales are fixed): recompile the model with it")
     compiled = flow.compile(args.model)
     # -t defaults to the artifact's own target; another one may differ only in timing
     target = npu_target_arg(compiled.artifact.target if args.target is None else args.target)
@@ -100,3 +106,9 @@ def run_artifact(args) -> int:
     s = result.to_json()
     print(json.dumps(s, indent=1) if args.json else format_report(s))
     return 0
+
+
+def _calibration(args) -> dict:
+    """compile()'s calib_inputs from --calibration (none: random inputs)."""
+    feeds = calibration_arg(args.calibration)
+    return {} if feeds is None else {"calib_inputs": feeds}

@@ -73,8 +73,9 @@ def dma_load(instr, state, dram, timing_only):
     if timing_only:
         return info, None
     raw = dram.strided(f["dram"], planes, plane_stride, rows, f["stride"], cols * eb)
-    # np.array copies: the load reads DRAM when it issues, even if the region changes later.
-    data = np.array(raw).view(le_dtype(state.dtypes[buf])).reshape(planes, rows, cols)
+    # np.array copies: the load reads DRAM when it issues, even if the region changes later;
+    # C order, since a stride-0 view (rows repeated: a broadcast) copies in 'K' order as-is
+    data = np.array(raw, order="C").view(le_dtype(state.dtypes[buf])).reshape(planes, rows, cols)
     if prow != rows or pcol != cols:
         tile = np.zeros((planes, prow, pcol), dtype=state.dtypes[buf])
         tile[:, pt:pt + rows, pl:pl + cols] = data

@@ -10,7 +10,7 @@ for a Target, simulate it, verify it against the references, compare it with cpu
 or all three at once: `flow.run("resnet18", "npu-edge")`. docs/flow.md has the whole API."""
 
 from npusim.flow.baselines import compare
-from npusim.flow.build import DEFAULT_TARGET, compile
+from npusim.flow.build import DEFAULT_TARGET, compile, zoo_models
 from npusim.flow.checks import FP16_SNR_DB, Verification, verify
 from npusim.flow.compiled import Compiled
 from npusim.flow.errors import FlowError
@@ -23,4 +23,4 @@ from npusim.flow.sim import execute, simulate
 __all__ = ["compile", "simulate", "verify", "run", "compare", "Compiled", "Result",
            "Verification", "FlowError", "execute", "random_inputs", "device_inputs",
            "random_device_inputs", "layer_table", "DEFAULT_TARGET", "FP16_SNR_DB", "save_run",
-           "load_run", "SavedRunError"]
+           "load_run", "SavedRunError", "zoo_models"]

@@ -37,7 +37,10 @@ def compile(model: Any, target: Any = None, *, resolution: int | None = None,  #
     _check_model(model)
     if options.get("input_shapes") is not None:
         _check_input_shapes(model)
-    if resolution is not None:
+    if resolution is not None and _is_onnx_file(model):
+        options["input_shapes"] = _onnx_resolution(model, resolution,
+                                                   options.get("input_shapes"))
+    elif resolution is not None:
         _check_resolution(model, resolution)
         options["resolution"] = resolution
     t0 = time.perf_counter()
@@ -56,6 +59,15 @@ def _name(model) -> str:
     if isinstance(model, (str, os.PathLike)):
         return str(model)
     return getattr(model, "name", None) or type(model).__name__
+
+
+def zoo_models() -> dict:
+    """The zoo's models, {name: {"resolution": takes one, "source": the file defining it}}:
+    what a DSE space checks its workloads against and hashes them by."""
+    import inspect
+    from compiler import zoo
+    return {n: {"resolution": "resolution" in _parameters(zoo.MODELS[n]),
+                "source": inspect.getsourcefile(zoo.MODELS[n])} for n in zoo.list()}
 
 
 def _check_model(model) -> None:
@@ -83,6 +95,51 @@ def _check_resolution(model, resolution: int) -> None:
     raise FlowError(f"resolution {resolution} applies to zoo image models ({takes}), not to "
                     f"{what}: its input shapes are its own; drop the resolution, or export "
                     "the model at the resolution you want")
+
+
+def _is_onnx_file(model) -> bool:
+    from compiler import zoo
+    return isinstance(model, (str, os.PathLike)) and str(model) not in zoo.list() and \
+        Path(model).is_file()
+
+
+def _onnx_resolution(path, resolution: int, given: dict | None) -> dict:
+    """input_shapes that set the symbolic H and W of an ONNX file's 4-D inputs to
+    `resolution` (a symbolic batch becomes 1); an error when no input has symbolic H and W,
+    or when --input-shape already gives that input."""
+    import onnx
+    from compiler import zoo
+    shapes = dict(given or {})
+    try:
+        proto = onnx.load(str(path), load_external_data=False)
+    except Exception:  # noqa: BLE001  (the importer names an unreadable file exactly)
+        return shapes
+    inits = {t.name for t in proto.graph.initializer}
+    fixed = []
+    for vi in proto.graph.input:
+        if vi.name in inits:
+            continue
+        dims = [d.dim_value if d.HasField("dim_value") and d.dim_value > 0 else None
+                for d in vi.type.tensor_type.shape.dim]
+        if len(dims) != 4 or dims[2] is not None or dims[3] is not None:
+            fixed.append(f"'{vi.name}' {'x'.join(str(d or '?') for d in dims)}")
+            continue
+        if vi.name in shapes:
+            raise FlowError(f"input '{vi.name}' of '{path}' gets both --input-shape "
+                            f"{'x'.join(map(str, shapes[vi.name]))} and --resolution "
+                            f"{resolution}; give one")
+        if dims[1] is None:
+            raise FlowError(f"input '{vi.name}' of '{path}' has symbolic channels too; "
+                            "--resolution sets H and W only: give --input-shape "
+                            f"{vi.name}=1xCx{resolution}x{resolution}")
+        shapes[vi.name] = (dims[0] or 1, dims[1], resolution, resolution)
+    if not shapes or len(shapes) == len(given or {}):
+        takes = ", ".join(n for n in zoo.list() if "resolution" in _parameters(zoo.MODELS[n]))
+        raise FlowError(f"resolution {resolution} applies to zoo image models ({takes}), not to "
+                        f"'{path}', an ONNX file whose inputs have no symbolic height and "
+                        f"width ({', '.join(fixed)}): drop the resolution, or export the model "
+                        "at the resolution you want (or with dynamic H and W)")
+    return shapes
 
 
 def _check_input_shapes(model) -> None:

@@ -21,7 +21,6 @@ SCANNED = ("compiler/passes", "compiler/lower", "compiler/backends")
 TOP_LEVEL = "compiler"  # and the compiler's own modules (build, module, reference, host, ...)
 # (path, enclosing function or "<module>") -> why it may name ops
 ALLOWED = {
-    ("compiler/passes/fold_bn.py", "run"): "the pass rewrites nn.batch_norm itself",
     ("compiler/passes/layout.py", "_fold_flatten_permutation"):
         "a pattern rewrite of layout_transform -> flatten -> nn.dense",
     ("compiler/backends/npu/eltwise_gen.py", "gen_eltwise"):
