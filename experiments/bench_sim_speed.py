@@ -1,11 +1,16 @@
 """Simulator speed: a long double-buffered conv-layer loop in functional and timing-only modes.
 
     python experiments/bench_sim_speed.py [--instructions 100000] [--target npu-edge] [--profile]
+    python experiments/bench_sim_speed.py --baseline a40910b [--repeats 3]
 
 Prints, per mode: instructions, simulated cycles, host seconds, instructions/s, cycles/s, the
 timing-only speed-up over functional simulation, and what the race check (npusim.race, on by
 default in functional mode) costs: each mode runs with races="error" and races="off" side by
 side. --profile prints the top cProfile entries.
+
+--baseline REV runs the same workloads (the conv loop, ResNet-18 and ResNet-50) on this tree
+and on revision REV (a `git worktree` in a temporary directory, simulated in a subprocess
+with PYTHONPATH pointing at it) side by side: experiments/bench_baseline.py.
 """
 
 from __future__ import annotations
@@ -99,7 +104,13 @@ def main(argv=None) -> int:
     ap.add_argument("--instructions", type=int, default=100_000, help="program length (approx.)")
     ap.add_argument("--target", default="npu-edge")
     ap.add_argument("--profile", action="store_true", help="cProfile each mode")
+    ap.add_argument("--baseline", metavar="REV",
+                    help="compare with git revision REV side by side (bench_baseline.py)")
+    ap.add_argument("--repeats", type=int, default=3, help="--baseline: best of N runs")
     args = ap.parse_args(argv)
+    if args.baseline:
+        from bench_baseline import compare
+        return compare(args.baseline, args.repeats, args.instructions, args.target)
     target = Target.create(args.target)
     if target.array_cols < COUT or target.derived.dram_bytes < Y_DRAM + SLOTS * TILE_OUT:
         ap.error(f"the benchmark's conv tile needs >= {COUT} array columns and >= 32 MiB DRAM; "

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import simpy
-
 from isa.checks import executing_unit, target_units
 from npusim.exec import CoreState
 from npusim.faults import IllegalInstructionError, SimulationFault
 from npusim.units import Dispatcher, DmaUnit, Unit
+from npusim.units.sync import Semaphore
 
 SEMAPHORE_MAX = 2 ** 16  # counter width of a semaphore; overflowing it is a SyncFault
 
@@ -24,8 +23,7 @@ class Core:
         self.timing_only = system.timing_only
         self.trace = system.trace_rows
         self.state = CoreState(self.target)
-        self.semaphores = [simpy.Container(self.env, capacity=SEMAPHORE_MAX, init=0)
-                           for _ in range(self.target.semaphores)]
+        self.semaphores = [Semaphore(self.env, SEMAPHORE_MAX) for _ in range(self.target.semaphores)]
         self.units = {}
         for name in target_units(self.target):
             self.units[name] = (DmaUnit(self, name, system.port) if name.startswith("dma")
@@ -34,15 +32,31 @@ class Core:
         self._drained = None      # event a barrier waits on
         self.done_at: int | None = None
         self.last_activity = 0    # when something last finished here (dates a deadlock)
+        # (id of the spec: its dataclass hash is deep, the fields naming its unit or sem) ->
+        # route: a stream repeats a few shapes; the specs live as long as load_spec()'s cache
+        self._routes: dict = {}
         self.dispatcher = Dispatcher(self, [self.route(i) for i in instructions])
 
     def route(self, instr):
-        """(instr, unit or None for the dispatcher) from the spec's `unit` key, or the fault."""
+        """(instr, unit or None for the dispatcher, how the unit runs it: Unit.prepare) from
+        the spec's `unit` key, or the fault."""
         if isinstance(instr, SimulationFault):
             return instr
+        spec = instr.spec
+        fields = instr.fields
+        key = (id(spec), fields.get("chan"), fields.get("unit"), fields.get("sem"))
+        known = self._routes.get(key)
+        if known is not None:
+            return (instr, *known)
+        routed = self._route(instr)
+        if isinstance(routed, tuple):
+            self._routes[key] = routed[1:]
+        return routed
+
+    def _route(self, instr):
         name = executing_unit(instr)
         if name == "dispatch":
-            return instr, None
+            return instr, None, None, None
         unit = self.units.get(name)
         if unit is None:  # only a unit named by a field (chan, unit) can be missing
             field = instr.spec.unit.removeprefix("field:")
@@ -51,18 +65,24 @@ class Core:
                 f"{field}={value} names unit {name}, which this Target does not have "
                 f"(dma-engines={self.target.dma_engines})",
                 hint=f"units are: {', '.join(self.units)}", instr=instr)
-        return instr, unit
+        return (instr, unit, *unit.prepare(instr))
 
     # ---- drain tracking (barrier, halt) ------------------------------------------------------
 
     def retire(self) -> None:
-        self.last_activity = self.env.now
+        """A unit finished an instruction (Unit.run does this inline)."""
+        if self.env.now > self.last_activity:  # dispatch may have dated a put ahead of now
+            self.last_activity = self.env.now
         self.pending -= 1
         if self.pending == 0:
-            if self._drained is not None:
-                self._drained.succeed()
-                self._drained = None
-            self.check_done()
+            self.drained()
+
+    def drained(self) -> None:
+        """Nothing is in flight any more: release a barrier waiting for it; maybe done."""
+        if self._drained is not None:
+            self._drained.succeed()
+            self._drained = None
+        self.check_done()
 
     def drain_event(self):
         if self._drained is None:

@@ -1,8 +1,10 @@
-"""The shared DRAM port: one SimPy Resource that every DMA channel of every core contends for."""
+"""The shared DRAM port: one capacity-1 resource that every DMA channel of every core contends for."""
 
 from __future__ import annotations
 
 import simpy
+
+from npusim.units.sync import Port
 
 BURST_BEATS = 16  # beats a channel holds the port for before others may interleave
 
@@ -23,7 +25,7 @@ class DramPort:
         self.env = env
         self.bytes_per_cycle = bytes_per_cycle
         self.burst_beats = burst_beats
-        self.port = simpy.Resource(env, capacity=1)
+        self.port = Port(env)  # a simpy.Resource(capacity=1) with fewer events (units.sync)
         self.busy_cycles = 0
         self.bytes = {"read": 0, "write": 0}
         self._preempt = None  # fires when someone queues behind a holder running many bursts
@@ -44,9 +46,9 @@ class DramPort:
         self.busy_cycles += remaining
         while remaining:
             req = port.request()
-            if not req.triggered:  # the port is held: ask the holder to stop at a burst end
+            if req is not None:  # the port is held: ask the holder to stop at a burst end
                 if self._preempt is not None and not self._preempt.triggered:
-                    self._preempt.succeed()
+                    self._preempt.succeed(True)
                 t0 = env.now
                 yield req
                 stalled += env.now - t0
@@ -55,14 +57,18 @@ class DramPort:
                 yield env.timeout(step)
             else:
                 start = env.now
-                self._preempt = preempt = env.event()
-                yield env.timeout(remaining) | preempt
+                # woken by its last beat or by a request, whichever comes first (one plain
+                # event rather than a Condition: a late timeout finds it triggered)
+                self._preempt = wake = env.event()
+                env.timeout(remaining).callbacks.append(
+                    lambda _, wake=wake: None if wake.triggered else wake.succeed(False))
+                preempted = yield wake
                 self._preempt = None
                 step = remaining
-                if preempt.triggered:  # finish the burst in progress, then hand over
+                if preempted:  # finish the burst in progress, then hand over
                     step = min(remaining, max(burst, -(-(env.now - start) // burst) * burst))
                     if start + step > env.now:
                         yield env.timeout(start + step - env.now)
             remaining -= step
-            port.release(req)
+            port.release()
         return stalled

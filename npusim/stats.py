@@ -41,8 +41,9 @@ def work_totals(system) -> dict:
     sram: dict[str, int] = {}
     for core in system.cores:
         for unit in core.units.values():
+            work = unit.work  # summed when asked (Unit.work)
             for k in keys:
-                totals[k] += unit.work[k]
+                totals[k] += work[k]
             for buf, n in unit.sram_bytes.items():
                 sram[buf] = sram.get(buf, 0) + n
     totals["sram"] = sram

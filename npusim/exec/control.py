@@ -34,7 +34,7 @@ def cfg(instr, state, dram, timing_only):
 
 def check_semaphore(state, instr) -> int:
     sem = instr.fields["sem"]
-    if sem >= state.target.semaphores:
+    if sem >= state.semaphore_count:
         raise IllegalInstructionError(
             f"sem={sem} does not exist: this Target has {state.target.semaphores} semaphores",
             hint=f"use sem=0..{state.target.semaphores - 1}")

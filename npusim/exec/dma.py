@@ -6,7 +6,7 @@ import numpy as np
 
 from isa import timing
 from isa.operands import dma_elems
-from npusim.exec.operands import check_sram, writer
+from npusim.exec.operands import check_sram, shape_key, writer
 from npusim.exec.state import ExecInfo
 from npusim.faults import IllegalInstructionError, MemoryFault
 from npusim.memory import le_dtype
@@ -37,19 +37,39 @@ def _geometry(instr, state):
     return buf, eb, planes, plane_stride
 
 
+def _shape(instr, state, dram, load: bool):
+    """(buf, element bytes, planes, plane stride, DRAM count, SRAM extent, ExecInfo) of a
+    load or store after its checks. All but the addresses follow from the shape fields and
+    the channel's registers: worked out once per shape in a run; the address checks (DRAM
+    alignment and bounds, the SRAM extent) run every time, in the order they always did."""
+    f = instr.fields
+    regs = _channel(state, f["chan"])
+    key = (*shape_key(instr), regs["dma_planes"], regs["dma_plane_stride"])
+    shape = state.shapes.get(key)
+    if shape is None:
+        buf, eb, planes, plane_stride = _geometry(instr, state)
+        count, extent, fill = dma_elems(f, planes)
+        nbytes = count * eb
+        info = ExecInfo(timing.cycles(state.hw, instr, bytes=nbytes, fill=fill),
+                        dram_bytes=nbytes, sram=((buf, (extent if load else count) * eb),),
+                        fill_elems=fill if load else 0)
+        shape = state.shapes[key] = (buf, eb, planes, plane_stride, count,
+                                     extent if load else count, info)
+    elif f["dram"] % shape[1]:  # the one alignment check of _geometry on an address
+        _geometry(instr, state)
+    buf, eb, planes, plane_stride, count, extent, info = shape
+    check_sram(state, buf, f["sram"], extent, "sram")
+    # checked before the timing-only return, so both modes fault alike
+    dram.check_strided(f["dram"], planes, plane_stride, f["rows"], f["stride"], f["cols"] * eb)
+    return shape
+
+
 def dma_load(instr, state, dram, timing_only):
     f = instr.fields
-    buf, eb, planes, plane_stride = _geometry(instr, state)
+    buf, eb, planes, plane_stride, count, extent, info = _shape(instr, state, dram, True)
     rows, cols = f["rows"], f["cols"]
     pt, pb, pl, pr = f["pad_top"], f["pad_bottom"], f["pad_left"], f["pad_right"]
     prow, pcol = pt + rows + pb, pl + cols + pr
-    count, extent, fill = dma_elems(f, planes)
-    check_sram(state, buf, f["sram"], extent, "sram")
-    # checked before the timing-only return, so both modes fault alike
-    dram.check_strided(f["dram"], planes, plane_stride, rows, f["stride"], cols * eb)
-    nbytes = count * eb
-    info = ExecInfo(timing.cycles(state.hw, instr, bytes=nbytes, fill=fill), dram_bytes=nbytes,
-                    sram=((buf, extent * eb),), fill_elems=fill)
     if timing_only:
         return info, None
     raw = dram.strided(f["dram"], planes, plane_stride, rows, f["stride"], cols * eb)
@@ -66,14 +86,8 @@ def dma_load(instr, state, dram, timing_only):
 
 def dma_store(instr, state, dram, timing_only):
     f = instr.fields
-    buf, eb, planes, plane_stride = _geometry(instr, state)
+    buf, eb, planes, plane_stride, count, _, info = _shape(instr, state, dram, False)
     rows, cols = f["rows"], f["cols"]
-    count, _, fill = dma_elems(f, planes)
-    check_sram(state, buf, f["sram"], count, "sram")
-    dram.check_strided(f["dram"], planes, plane_stride, rows, f["stride"], cols * eb)
-    nbytes = count * eb
-    info = ExecInfo(timing.cycles(state.hw, instr, bytes=nbytes, fill=fill), dram_bytes=nbytes,
-                    sram=((buf, nbytes),))
     if timing_only:
         return info, None
     src = state.buffers[buf][f["sram"]:f["sram"] + count].astype(le_dtype(state.dtypes[buf]))

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from isa import semantics, timing
 from isa.operands import cycle_operands, extents
-from npusim.exec.operands import check_limit, check_sram, read, writer
+from npusim.exec.operands import check_limit, check_sram, read, shape_key, writer
 from npusim.exec.state import ExecInfo
 from npusim.faults import IllegalInstructionError
 
@@ -15,6 +17,46 @@ def _pass_sram_bytes(state, m: int, k: int, n: int, accumulate: bool) -> tuple:
     eb, ab = state.elem_bytes["ibuf"], state.elem_bytes["abuf"]
     return (("ibuf", m * k * eb), ("wbuf", k * n * eb),
             ("abuf", m * n * ab * (2 if accumulate else 1)))
+
+
+def _conv_shape(instr, state, regs):
+    """(extent counts of ibuf/wbuf/abuf, kh, kw, oh, ow, ExecInfo) of a conv tile; faults
+    as the instruction does when its shape is illegal."""
+    f = instr.fields
+    hw = state.hw
+    check_limit("cout", f["cout"], hw.array_cols, "the array columns",
+                "split the output channels into tiles")
+    ops = cycle_operands(instr, regs)
+    oh, ow, kh, kw = ops["oh"], ops["ow"], ops["kh"], ops["kw"]
+    cin, cout = f["cin"], f["cout"]
+    if oh < 1 or ow < 1:
+        raise IllegalInstructionError(
+            f"conv output would be empty ({oh}x{ow}): input {f['in_h']}x{f['in_w']} with kernel "
+            f"{kh}x{kw}, stride {regs['conv_stride_h']}x{regs['conv_stride_w']}, dilation "
+            f"{regs['conv_dilation_h']}x{regs['conv_dilation_w']}",
+            hint="check the conv_* registers set by cfg unit=matrix")
+    ext = extents(instr, regs)
+    passes = timing.conv_passes(hw, kh, kw, cin)
+    sram = dict.fromkeys(("ibuf", "wbuf", "abuf"), 0)
+    for i, k in enumerate(passes):
+        for buf, n in _pass_sram_bytes(state, oh * ow, k, cout, bool(f["acc"]) or i > 0):
+            sram[buf] += n
+    info = ExecInfo(timing.cycles(hw, instr, **ops), macs=oh * ow * kh * kw * cin * cout,
+                    sram=tuple(sram.items()))
+    return (ext["ibuf"].count, ext["wbuf"].count, ext["abuf"].count), kh, kw, oh, ow, info
+
+
+def _im2col(oh, ow, kh, kw, cin, padded_w, stride, dilation) -> np.ndarray:
+    """Flat indices into a padded HWC input of each output pixel's window, (oh*ow, kh*kw*cin)
+    in the order of isa.semantics.conv2d (rows: pixels; columns: ky, kx, channel)."""
+    sh, sw = stride
+    dh, dw = dilation
+    row = (np.arange(oh)[:, None, None, None, None] * sh
+           + np.arange(kh)[None, None, :, None, None] * dh)
+    col = (np.arange(ow)[None, :, None, None, None] * sw
+           + np.arange(kw)[None, None, None, :, None] * dw)
+    idx = (row * padded_w + col) * cin + np.arange(cin)[None, None, None, None, :]
+    return idx.reshape(oh * ow, kh * kw * cin)
 
 
 def gemm(instr, state, dram, timing_only):
@@ -39,35 +81,37 @@ def gemm(instr, state, dram, timing_only):
 def conv(instr, state, dram, timing_only):
     f = instr.fields
     regs = state.regs["matrix"]
-    hw = state.hw
-    check_limit("cout", f["cout"], hw.array_cols, "the array columns",
-                "split the output channels into tiles")
-    ops = cycle_operands(instr, regs)
-    oh, ow, kh, kw = ops["oh"], ops["ow"], ops["kh"], ops["kw"]
+    # everything but the addresses follows from the shape fields and the registers: worked out
+    # once per shape in a run (a layer's tiles repeat a few shapes), the bounds checked each time
+    key = (*shape_key(instr), *regs.values())
+    shape = state.shapes.get(key)
+    if shape is None:
+        shape = state.shapes[key] = _conv_shape(instr, state, regs)
+    counts, kh, kw, oh, ow, info = shape
+    check_sram(state, "ibuf", f["ibuf"], counts[0], "ibuf")
+    check_sram(state, "wbuf", f["wbuf"], counts[1], "wbuf")
+    check_sram(state, "abuf", f["abuf"], counts[2], "abuf")
     cin, cout = f["cin"], f["cout"]
-    if oh < 1 or ow < 1:
-        raise IllegalInstructionError(
-            f"conv output would be empty ({oh}x{ow}): input {f['in_h']}x{f['in_w']} with kernel "
-            f"{kh}x{kw}, stride {regs['conv_stride_h']}x{regs['conv_stride_w']}, dilation "
-            f"{regs['conv_dilation_h']}x{regs['conv_dilation_w']}",
-            hint="check the conv_* registers set by cfg unit=matrix")
-    for name, extent in extents(instr, regs).items():
-        check_sram(state, name, f[name], extent.count, name)
-    passes = timing.conv_passes(hw, kh, kw, cin)
-    sram = dict.fromkeys(("ibuf", "wbuf", "abuf"), 0)
-    for i, k in enumerate(passes):
-        for buf, n in _pass_sram_bytes(state, oh * ow, k, cout, bool(f["acc"]) or i > 0):
-            sram[buf] += n
-    info = ExecInfo(timing.cycles(hw, instr, **ops), macs=oh * ow * kh * kw * cin * cout,
-                    sram=tuple(sram.items()))
     if timing_only:
         return info, None
-    x = read(state, "ibuf", f["ibuf"], f["in_h"] * f["in_w"] * cin).reshape(f["in_h"], f["in_w"], cin)
-    w = read(state, "wbuf", f["wbuf"], kh * kw * cin * cout).reshape(kh, kw, cin, cout)
-    acc = read(state, "abuf", f["abuf"], oh * ow * cout).reshape(oh, ow, cout) if f["acc"] else None
-    out = semantics.conv2d(
-        x, w, stride=(regs["conv_stride_h"], regs["conv_stride_w"]),
-        pads=(regs["conv_pad_top"], regs["conv_pad_left"], regs["conv_pad_bottom"],
-              regs["conv_pad_right"]),
-        dilation=(regs["conv_dilation_h"], regs["conv_dilation_w"]), acc=acc)
+    # isa.semantics.conv2d's im2col as one gather from the zero-padded input, its indices
+    # worked out once per shape; the same (oh*ow, kh*kw*cin) matrix goes to semantics.gemm
+    in_h, in_w = f["in_h"], f["in_w"]
+    pt, pl, pb, pr = (regs["conv_pad_top"], regs["conv_pad_left"], regs["conv_pad_bottom"],
+                      regs["conv_pad_right"])
+    x = state.buffers["ibuf"][f["ibuf"]:f["ibuf"] + in_h * in_w * cin]
+    if pt or pl or pb or pr:
+        padded = np.zeros((in_h + pt + pb, in_w + pl + pr, cin), dtype=x.dtype)
+        padded[pt:pt + in_h, pl:pl + in_w] = x.reshape(in_h, in_w, cin)
+        x = padded.reshape(-1)
+    gather = state.shapes.get(("im2col", key))
+    if gather is None:
+        gather = state.shapes[("im2col", key)] = _im2col(
+            oh, ow, kh, kw, cin, in_w + pl + pr, (regs["conv_stride_h"], regs["conv_stride_w"]),
+            (regs["conv_dilation_h"], regs["conv_dilation_w"]))
+    w = state.buffers["wbuf"][f["wbuf"]:f["wbuf"] + kh * kw * cin * cout]
+    acc = read(state, "abuf", f["abuf"], oh * ow * cout).reshape(oh * ow, cout) \
+        if f["acc"] else None
+    # computed now, at issue: the sources need no copy of their own
+    out = semantics.gemm(x[gather], w.reshape(kh * kw * cin, cout), acc)
     return info, writer(state, "abuf", f["abuf"], out.astype(state.dtypes["abuf"], copy=False))

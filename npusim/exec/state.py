@@ -46,10 +46,13 @@ class CoreState:
         self.sizes = dict(target.derived.buffer_elems)
         self.buf_names = self.spec.enums["buf"].names    # enum value -> "ibuf" ...
         self.unit_enum = self.spec.enums["unit"].names   # enum value -> "matrix" ...
+        self.semaphore_count = target.semaphores         # read per signal/wait: kept plain
         self.reg_enum = self.spec.enums["reg"].names
         self.units = target_units(target)  # the order traces and counters list them
         self.buffers = {b: np.zeros(self.sizes[b], dtype=self.dtypes[b]) for b in BUFFERS}
         self.regs = {u: {r.name: r.reset for r in self.spec.registers.values()
                          if r.unit == UNIT_CLASS[u]} for u in self.units}
+        # what an instruction shape costs (npusim.exec handlers), worked out once per run
+        self.shapes: dict = {}
         # Used only by execute() on its own; inside simulate() semaphores are SimPy Containers.
         self.semaphores = [0] * target.semaphores

@@ -6,7 +6,7 @@ import numpy as np
 
 from isa import semantics, timing
 from isa.operands import cycle_operands, extents
-from npusim.exec.operands import check_sram, read, require_int_mode, writer
+from npusim.exec.operands import check_sram, read, require_int_mode, shape_key, writer
 from npusim.exec.state import ExecInfo
 from npusim.faults import IllegalInstructionError
 
@@ -25,6 +25,26 @@ def _operands(instr, state):
     return names, counts
 
 
+def _shaped(instr, state):
+    """(names, counts, ExecInfo) of a len-vector instruction, after checking every operand's
+    extent: all but the addresses follow from the shape (shape_key), so the extents and the
+    cost are worked out once per shape in a run; the bounds are checked every time."""
+    key = shape_key(instr)
+    shape = state.shapes.get(key)
+    if shape is None:
+        names, counts = _operands(instr, state)
+        f = instr.fields
+        info = ExecInfo(timing.cycles(state.hw, instr, **f), vector_ops=f["len"],
+                        sram=_bytes(state, names, counts))
+        shape = state.shapes[key] = (names, counts, info)
+        return shape
+    names, counts, _ = shape
+    f = instr.fields
+    for field, buf in names.items():
+        check_sram(state, buf, f[field], counts[field], field)
+    return shape
+
+
 def _bytes(state, names: dict, counts: dict) -> tuple:
     """((buffer, bytes), ...) of every operand, in operand order."""
     return tuple((names[k], state.elem_bytes[names[k]] * c) for k, c in counts.items())
@@ -34,9 +54,7 @@ def _unary(compute):
     def handler(instr, state, dram, timing_only):
         f = instr.fields
         n = f["len"]
-        names, counts = _operands(instr, state)
-        info = ExecInfo(timing.cycles(state.hw, instr, **f), vector_ops=n,
-                        sram=_bytes(state, names, counts))
+        names, counts, info = _shaped(instr, state)
         if timing_only:
             return info, None
         a = read(state, names["src0"], f["src0"], n)
@@ -49,10 +67,8 @@ def _binary(compute):
     def handler(instr, state, dram, timing_only):
         f = instr.fields
         n = f["len"]
-        names, counts = _operands(instr, state)
+        names, counts, info = _shaped(instr, state)
         m = counts["src1"]
-        info = ExecInfo(timing.cycles(state.hw, instr, **f), vector_ops=n,
-                        sram=_bytes(state, names, counts))
         if timing_only:
             return info, None
         a = read(state, names["src0"], f["src0"], n)
@@ -70,13 +86,11 @@ def vrequant(instr, state, dram, timing_only):
     require_int_mode(state, "vrequant")
     f = instr.fields
     n, c = f["len"], f["channels"]
-    names, counts = _operands(instr, state)
+    names, counts, info = _shaped(instr, state)
     if names["src1"] != "abuf":
         raise IllegalInstructionError(
             f"vrequant reads its (mult, shift) int32 pairs from abuf, not {names['src1']}",
             hint="load the requantization table into abuf and point src1 at it")
-    info = ExecInfo(timing.cycles(state.hw, instr, **f), vector_ops=n,
-                    sram=_bytes(state, names, counts))
     if timing_only:
         return info, None
     a = read(state, names["src0"], f["src0"], n)
@@ -89,8 +103,10 @@ def vrequant(instr, state, dram, timing_only):
             f"vrequant shift of channel {i} is {int(shift[i])}, outside 0..{REQUANT_SHIFT_MAX} "
             f"(abuf[{f['src1'] + 2 * i + 1}])", hint="check the requantization table in abuf")
     out = semantics.requantize(a, mult, shift, f["zp"], bool(f["relu"]), c)
+    dtype = state.dtypes[names["dst"]]
+    # requantize saturates to int8 already: saturating again to an int8 buffer is the identity
     return info, writer(state, names["dst"], f["dst"],
-                        semantics.saturate(out, state.dtypes[names["dst"]]))
+                        out if out.dtype == dtype else semantics.saturate(out, dtype))
 
 
 def vlut(instr, state, dram, timing_only):

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import simpy
-
 from isa import timing
-from npusim.exec import issue
+from npusim import exec as exec_pkg
 from npusim.exec.control import check_semaphore
 from npusim.faults import SimulationFault, SyncFault, disassemble
+from npusim.units.sync import InstrQueue
 
 COUNTERS = ("busy", "stall_token", "stall_dram", "stall_queue", "stall_barrier")
+# how run() executes an instruction (Unit.prepare): compared by identity, once per instruction
+PLAIN, SIGNAL, WAIT, SPECIAL = "plain", "signal", "wait", "special"
 
 
 class Unit:
@@ -23,18 +24,56 @@ class Unit:
         self.core = core
         self.env = core.env
         self.name = name
-        self.queue = simpy.Store(self.env, capacity=core.target.queue_depth)
+        self.queue = InstrQueue(self.env, core.target.queue_depth)
         self.counters = dict.fromkeys(COUNTERS, 0)
-        self.work = {"macs": 0, "sram_bytes": 0, "vector_ops": 0, "dram_bytes": 0,
-                     "instructions": 0}
-        self.sram_bytes = {}  # by buffer, for the energy model (npusim.hw.energy)
+        self.infos: list = []             # the ExecInfo of every instruction run (work totals)
+        self.instructions = 0
         self.waiting: str | None = None   # what a blocked instruction waits for (deadlock report)
         self.current = None               # (index, instr) in flight
+        self.earliest_end = 0             # the current instruction cannot end before this
         self.env.process(self.run())
 
     @property
     def full_name(self) -> str:
         return f"core{self.core.index}.{self.name}"
+
+    @property
+    def sram_bytes(self) -> dict:
+        """SRAM bytes by buffer, for the energy model (npusim.hw.energy), summed when asked."""
+        out: dict = {}
+        for info in self.infos:
+            for buf, n in info.sram:
+                out[buf] = out.get(buf, 0) + n
+        return out
+
+    @property
+    def work(self) -> dict:
+        """MACs, SRAM bytes, vector element-ops, DRAM bytes and instructions run so far (summed
+        when asked: one append per instruction instead of five counter updates)."""
+        infos = self.infos
+        return {"macs": sum(i.macs for i in infos),
+                "sram_bytes": sum(i.sram_bytes for i in infos),
+                "vector_ops": sum(i.vector_ops for i in infos),
+                "dram_bytes": sum(i.dram_bytes for i in infos),
+                "instructions": self.instructions}
+
+    def prepare(self, instr) -> tuple:
+        """(kind, argument) of an instruction, worked out once per program (Core.route): how
+        run() executes it. A sync op's argument is (semaphore or None when out of range, its
+        cycles); a plain instruction's its npusim.exec handler."""
+        ref = instr.spec.ref
+        if ref in self.SPECIAL or (ref in ("signal", "wait") and not self._own_sync()):
+            return SPECIAL, None
+        if ref in ("signal", "wait"):
+            sem = instr.fields["sem"]
+            cycles = timing.RULES[instr.spec.timing](self.core.state.hw)
+            return (SIGNAL if ref == "signal" else WAIT), (
+                sem if sem < self.core.state.semaphore_count else None, cycles)
+        return PLAIN, exec_pkg.HANDLERS[ref]
+
+    def _own_sync(self) -> bool:
+        """signal/wait are inline in run() unless a subclass or a test replaced them."""
+        return type(self).signal is _SIGNAL and type(self).wait is _WAIT
 
     def status(self) -> str:
         """One line: what this unit is doing now (for deadlock and cycle-limit reports)."""
@@ -44,37 +83,106 @@ class Unit:
         doing = self.waiting or "executing"
         return f"{doing} at [{index}] {disassemble(instr)}"
 
+    # spec refs this class runs with execute() (DMA transfers); the others are inline in run()
+    SPECIAL = frozenset()
+
     def run(self):
-        env, core, get = self.env, self.core, self.queue.get
-        trace, work = core.trace, self.work
+        env, core, queue = self.env, self.core, self.queue
+        trace, counters, infos = core.trace, self.counters, self.infos
+        state, dram, timing_only = core.state, core.dram, core.timing_only
+        semaphores, timeout = core.semaphores, env.timeout
+        races = core.system.races
+        core_index, name = core.index, self.name
+        items = queue.items
         while True:
-            req = get()
-            if not req.triggered:  # an idle unit sleeps until dispatch puts something
-                yield req
-            index, instr, dispatched = req.value
+            if items and queue.putter is None:  # queue.get(), inline: the common case
+                entry = items.popleft()
+            else:
+                entry = queue.get()
+                if entry is None:  # an idle unit sleeps until dispatch puts something
+                    entry = yield queue.wait()
+            index, instr, dispatched, ready, kind, arg = entry
+            now = env.now
+            if ready > now:  # dispatched ahead: the entry enters the queue at `ready`
+                yield timeout(ready - now)
+                now = env.now
             self.current = (index, instr)
-            start = env.now
+            start = now
+            token = dram_stall = 0
+            info = None
             try:
-                info, token, dram = yield from self.execute(instr)
+                if kind is SIGNAL:
+                    sem, cycles = arg
+                    if sem is None:
+                        check_semaphore(state, instr)  # raises: sem out of range
+                    self.earliest_end = start + cycles
+                    # the increment is visible at the end of the instruction's cycles
+                    yield timeout(cycles)
+                    box = semaphores[sem]
+                    if box.level >= box.capacity:
+                        raise _overflow(sem, box)
+                    if box.waiters:  # box.put(), inline
+                        box.waiters.popleft().succeed()
+                    else:
+                        box.level += 1
+                    if races is not None:
+                        races.signal(self, sem)
+                elif kind is WAIT:
+                    sem, cycles = arg
+                    if sem is None:
+                        check_semaphore(state, instr)
+                    self.earliest_end = start + cycles
+                    box = semaphores[sem]
+                    if box.level:  # box.get(), inline: taken at once
+                        box.level -= 1
+                        req = None
+                    else:
+                        req = box.get()
+                    if req is not None:
+                        self.waiting = f"wait sem={sem} (value 0)"
+                        yield req
+                        token = env.now - start
+                        counters["stall_token"] += token
+                        self.waiting = None
+                    if races is not None:
+                        races.wait(self, sem)
+                    # its cycles (one: the sync rule) count once the semaphore is positive
+                    yield timeout(cycles)
+                elif kind is PLAIN:  # Unit.execute of a plain instruction, without its generator
+                    try:
+                        info, commit = arg(instr, state, dram, timing_only)
+                    except SimulationFault as e:
+                        raise e.locate(instr=instr)
+                    if races is not None:  # observes only: checked when the instruction starts
+                        races.access(self, instr)
+                    self.earliest_end = start + info.cycles
+                    yield timeout(info.cycles)
+                    if commit is not None:
+                        commit()
+                else:
+                    self.earliest_end = start  # unknown; DmaUnit.execute says when it can end
+                    info, token, dram_stall = yield from self.execute(instr)
             except SimulationFault as e:
-                raise e.locate(core=core.index, unit=self.name, index=index, instr=instr,
+                raise e.locate(core=core_index, unit=name, index=index, instr=instr,
                                cycle=env.now) from None
             end = env.now
-            self.counters["busy"] += end - start - token - dram
-            work["instructions"] += 1
+            counters["busy"] += end - start - token - dram_stall
+            self.instructions += 1
             if info is not None:
-                work["macs"] += info.macs
-                for buf, n in info.sram:
-                    self.sram_bytes[buf] = self.sram_bytes.get(buf, 0) + n
-                    work["sram_bytes"] += n
-                work["vector_ops"] += info.vector_ops
-                work["dram_bytes"] += info.dram_bytes
-            if trace is not None:
-                trace.append((core.index, self.name, index, instr.spec.mnemonic, start, end,
-                              info.dram_bytes if info else 0, info.macs if info else 0,
-                              token, dram, 0, dispatched))
+                infos.append(info)
+                if trace is not None:
+                    trace.append((core_index, name, index, instr.spec.mnemonic, start, end,
+                                  info.dram_bytes, info.macs, token, dram_stall, 0, dispatched))
+            elif trace is not None:
+                trace.append((core_index, name, index, instr.spec.mnemonic, start, end, 0, 0,
+                              token, dram_stall, 0, dispatched))
             self.current = None
-            core.retire()
+            # Core.retire, inline
+            if end > core.last_activity:  # dispatch may have dated a put ahead of now
+                core.last_activity = end
+            core.pending -= 1
+            if not core.pending:
+                core.drained()
 
     def execute(self, instr):
         """SimPy generator: run one instruction; returns (ExecInfo or None, cycles stalled on
@@ -84,7 +192,8 @@ class Unit:
             return (yield from self.signal(instr))
         if ref == "wait":
             return (yield from self.wait(instr))
-        info, commit = issue(instr, self.core.state, self.core.dram, self.core.timing_only)
+        info, commit = exec_pkg.issue(instr, self.core.state, self.core.dram,
+                                      self.core.timing_only)
         races = self.core.system.races
         if races is not None:  # observes only: checked when the instruction starts
             races.access(self, instr)
@@ -100,18 +209,17 @@ class Unit:
         yield self.env.timeout(timing.RULES[instr.spec.timing](self.core.state.hw))
         box = self.core.semaphores[sem]
         if box.level >= box.capacity:
-            raise SyncFault(f"semaphore sem={sem} overflows its capacity of {box.capacity}",
-                            hint="every signal needs a matching wait")
-        box.put(1)
+            raise _overflow(sem, box)
+        box.put()
         if self.core.system.races is not None:
             self.core.system.races.signal(self, sem)
         return None, 0, 0
 
     def wait(self, instr):
         sem = check_semaphore(self.core.state, instr)
-        req = self.core.semaphores[sem].get(1)
+        req = self.core.semaphores[sem].get()
         stall = 0
-        if not req.triggered:
+        if req is not None:
             self.waiting = f"wait sem={sem} (value 0)"
             t0 = self.env.now
             yield req
@@ -123,3 +231,11 @@ class Unit:
         # its cycles (one: the sync rule) count once the semaphore is positive
         yield self.env.timeout(timing.RULES[instr.spec.timing](self.core.state.hw))
         return None, stall, 0
+
+
+_SIGNAL, _WAIT = Unit.signal, Unit.wait  # the unpatched ones, which run() inlines
+
+
+def _overflow(sem: int, box) -> SyncFault:
+    return SyncFault(f"semaphore sem={sem} overflows its capacity of {box.capacity}",
+                     hint="every signal needs a matching wait")

@@ -14,6 +14,13 @@ class Dispatcher:
     take the cycles of the rule their spec names: nop and halt (dispatch) at once,
     barrier/gbarrier (barrier) once the core has drained (and the other cores arrived). The
     stream ends at halt or at its last instruction.
+
+    Issuing ahead: while the next instruction's queue has room now, it has room when the
+    instruction's dispatch ends (only its unit takes entries out), so the dispatcher puts it
+    in at once, stamped with that cycle, and goes on without waiting for its dispatch cycles;
+    the unit starts it no earlier than the stamp. The dispatcher's clock (`self.clock`) then
+    runs ahead of the simulation's; it catches up (one timeout) only where the next step
+    depends on the present: a full queue, an instruction it runs itself, a fault, the end.
     """
 
     name = "dispatch"
@@ -27,6 +34,9 @@ class Dispatcher:
         self.finished = False
         self.waiting: str | None = None
         self.current = None
+        self.clock = 0            # when the next dispatch starts (>= env.now: issuing ahead)
+        self._ahead = None        # (first index, its start) of the instructions issued ahead
+        self._waiting_from = 0    # `waiting` holds from this cycle (it may be set ahead)
         self.env.process(self.run())
 
     @property
@@ -36,54 +46,123 @@ class Dispatcher:
     def status(self) -> str:
         if self.finished:
             return "finished (halt or end of program)"
-        if self.current is None:
+        current = self.current
+        waiting = self.waiting if self.env.now >= self._waiting_from else None
+        if self._ahead is not None:  # issued ahead: the one whose dispatch spans env.now
+            first, t0 = self._ahead
+            step = timing.RULES["dispatch"](self.core.state.hw) or 1
+            index = first + max(0, self.env.now - t0) // step
+            if current is not None:
+                index = min(index, current[0])
+            entry = self.entries[index] if index < len(self.entries) else None
+            if isinstance(entry, tuple):
+                current = (index, entry[0])
+        if current is None:
             return "dispatching"
-        index, instr = self.current
-        return f"{self.waiting or 'dispatching'} at [{index}] {disassemble(instr)}"
+        index, instr = current
+        return f"{waiting or 'dispatching'} at [{index}] {disassemble(instr)}"
 
     def run(self):
         env, core, counters = self.env, self.core, self.counters
         trace = core.trace
         hw = core.state.hw
-        dispatch_cycles = timing.RULES["dispatch"](hw)  # issuing any instruction to a unit
+        d = dispatch_cycles = timing.RULES["dispatch"](hw)  # issuing any instruction to a unit
+        clock = env.now
+        busy = 0  # dispatch cycles, added to counters["busy"] at the end
         for index, entry in enumerate(self.entries):
             if isinstance(entry, SimulationFault):
+                self.current = None
+                yield from self._until(clock, d)
+                self._ahead = None
                 raise entry.locate(core=core.index, unit=self.name, index=index, cycle=env.now)
-            instr, unit = entry
-            start = env.now
-            self.current = (index, instr)
+            instr, unit, kind, arg = entry
+            start = clock
             if unit is not None:
-                yield env.timeout(dispatch_cycles)
-                counters["busy"] += dispatch_cycles
+                put_at = clock = start + d
+                busy += d
                 core.pending += 1
-                put = unit.queue.put((index, instr, start))
-                if not put.triggered:  # the unit's queue is full: dispatch stalls in order
+                queue = unit.queue
+                # issue ahead: room now is room at put_at, and a unit busy past put_at takes
+                # the entry from its queue at the same moment as if it had gone in at put_at
+                if unit.earliest_end > put_at and len(queue.items) < queue.capacity:
+                    if self._ahead is None:
+                        self._ahead = (index, start)
+                    queue.items.append((index, instr, start, put_at, kind, arg))
+                    if put_at > core.last_activity:
+                        core.last_activity = put_at
+                    continue
+                self.current = (index, instr)
+                entry = (index, instr, start, put_at, kind, arg)
+                if put_at > env.now and len(queue.items) >= queue.capacity \
+                        and unit.earliest_end > put_at:
+                    # full now and still at put_at (its unit takes nothing before it ends):
+                    # wait for room from now, with no timeout to put_at; the stall counts
+                    # from put_at, as it would have
                     self.waiting = (f"queue of {unit.full_name} full "
                                     f"({core.target.queue_depth} entries)")
-                    t0 = env.now
-                    yield put
+                    self._waiting_from = put_at
+                    yield queue.put_wait(entry)
+                    self._ahead = None
+                    counters["stall_queue"] += env.now - put_at
+                    self.waiting = None
+                    if trace is not None:
+                        core.system.queue_stall_rows.append((core.index, index, put_at, env.now))
+                    clock = env.now
+                    core.last_activity = env.now
+                    continue
+                if put_at > env.now:  # self._until(put_at, d), inline: most dispatches
+                    if start > env.now:
+                        yield env.timeout(start - env.now)
+                    yield env.timeout(put_at - env.now)
+                self._ahead = None
+                if len(queue.items) < queue.capacity:
+                    queue.put(entry)
+                else:  # the unit's queue is full: dispatch stalls in order
+                    self.waiting = (f"queue of {unit.full_name} full "
+                                    f"({core.target.queue_depth} entries)")
+                    self._waiting_from = t0 = env.now
+                    yield queue.put_wait(entry)
                     counters["stall_queue"] += env.now - t0
                     self.waiting = None
                     if trace is not None:  # per instruction: the trace's stall_queue column
                         core.system.queue_stall_rows.append((core.index, index, t0, env.now))
+                    clock = env.now
                 core.last_activity = env.now
                 continue
+            self.current = (index, instr)
+            yield from self._until(clock, d)  # its own instructions run in the present
+            self._ahead = None
             ref = instr.spec.ref
             self.work["instructions"] += 1
             if ref in ("barrier", "gbarrier"):
                 yield from self.barrier(index, instr)
             cycles = timing.cycles(hw, instr)
             yield env.timeout(cycles)
-            counters["busy"] += cycles
+            busy += cycles
             if trace is not None:
                 trace.append((core.index, self.name, index, instr.spec.mnemonic, start, env.now,
                               0, 0, 0, 0, env.now - start - cycles, start))
             core.last_activity = env.now
+            clock = env.now
             if ref == "halt":
                 break
+        yield from self._until(clock, d)  # the last put's cycle ends the stream
+        counters["busy"] += busy
+        self._ahead = None
         self.current = None
         self.finished = True
         core.check_done()
+
+    def _until(self, at: int, step: int):
+        """Catch the simulation up with the dispatcher's clock: wait until cycle `at`. The
+        last `step` cycles are a timeout of their own, started in the cycle where dispatch
+        without issuing ahead would have started it, so that what happens at `at` is ordered
+        as it would have been (events of one cycle run in the order they were scheduled)."""
+        env = self.env
+        if at - step > env.now:
+            yield env.timeout(at - step - env.now)
+        if at > env.now:
+            yield env.timeout(at - env.now)
 
     def barrier(self, index, instr):
         """Wait until every unit of this core is idle with an empty queue (and, for gbarrier,

@@ -4,7 +4,7 @@ and the zero fill of a padded load beside them."""
 from __future__ import annotations
 
 from isa import timing
-from npusim.exec import issue
+from npusim import exec as exec_pkg
 from npusim.units.base import Unit
 
 
@@ -13,6 +13,8 @@ class DmaUnit(Unit):
     ceil(fill / F)); waiting for the shared port (other channels, other cores) is counted as
     stall_dram. The fill walker needs no port: it runs from the start, so a load ends at the
     later of its (possibly delayed) last beat and start + ceil(fill / F)."""
+
+    SPECIAL = frozenset(("dma_load", "dma_store"))
 
     def __init__(self, core, name: str, port):
         self.port = port
@@ -23,21 +25,22 @@ class DmaUnit(Unit):
         if ref not in ("dma_load", "dma_store"):
             return (yield from super().execute(instr))
         core, env = self.core, self.env
-        info, commit = issue(instr, core.state, core.dram, core.timing_only)
+        info, commit = exec_pkg.issue(instr, core.state, core.dram, core.timing_only)
         if core.system.races is not None:  # observes only: checked when the transfer starts
             core.system.races.access(self, instr)
         hw = core.state.hw
         start = env.now
+        self.earliest_end = start + info.cycles  # uncontended; waiting for the port is later
         fill_end = start + timing.dma_fill(hw, info.fill_elems)
         if hw.dma_setup:
             yield env.timeout(hw.dma_setup)
         self.waiting = "DRAM port (shared by every DMA channel of every core)"
         yield from self.port.transfer(info.dram_bytes, "read" if ref == "dma_load" else "write")
         self.waiting = None
-        if hw.dram_latency:
-            yield env.timeout(hw.dram_latency)
-        if env.now < fill_end:
-            yield env.timeout(fill_end - env.now)
+        # the latency after the last beat and the fill walker's end: one timeout, the later
+        end = max(env.now + hw.dram_latency, fill_end)
+        if end > env.now:
+            yield env.timeout(end - env.now)
         # the port wait that made the transfer end late; a wait the zero fill hid is no stall
         stall = env.now - start - info.cycles
         self.counters["stall_dram"] += stall

@@ -1,0 +1,125 @@
+"""The model's queues, semaphores and DRAM port: SimPy's Store, Container and Resource semantics
+with an event only where a process waits.
+
+SimPy schedules an event for every put, get, request and release, even when nobody yields it,
+and wakes a waiter two events after the put or release that serves it (the put's event runs
+the resource's trigger, which then succeeds the waiter's event). Here an operation that does
+not wait schedules nothing, and a waiter is woken by one event: its own. What is served, to
+whom and in which cycle is the same (first come, first served, in the cycle of the put or
+release); only the order of events within a cycle moves. docs/timing.md ("Events") says why
+that leaves every cycle unchanged.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from simpy.events import NORMAL, Event
+
+
+def succeed_later(event: Event, value, delay: int) -> None:
+    """Event.succeed(value), processed `delay` cycles from now instead of now."""
+    event._ok = True
+    event._value = value
+    event.env.schedule(event, NORMAL, delay)
+
+
+class InstrQueue:
+    """A unit's instruction queue: a simpy.Store of `capacity` entries with one getter (the
+    unit) and one putter (the dispatcher). An entry's fourth field is the cycle it enters the
+    queue, which the dispatcher may give ahead of time (Dispatcher: issuing ahead)."""
+
+    def __init__(self, env, capacity: int):
+        self.env = env
+        self.capacity = capacity
+        self.items = deque()
+        self.getter: Event | None = None   # the idle unit's wake-up
+        self.putter: tuple | None = None   # (event, entry) of a dispatch waiting for room
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def has_room(self) -> bool:
+        return len(self.items) < self.capacity
+
+    def put(self, entry) -> None:
+        """Enqueue (the caller checked has_room); an idle unit wakes when the entry enters."""
+        getter = self.getter
+        if getter is not None:
+            self.getter = None
+            succeed_later(getter, entry, entry[3] - self.env.now)
+        else:
+            self.items.append(entry)
+
+    def put_wait(self, entry) -> Event:
+        """The queue is full now: the returned event fires when the unit takes an entry and
+        `entry` has gone in."""
+        ev = Event(self.env)
+        self.putter = (ev, entry)
+        return ev
+
+    def get(self):
+        """The next entry now, or None: then wait on `wait()`, whose value is the entry."""
+        if self.items:
+            entry = self.items.popleft()
+            putter = self.putter
+            if putter is not None:  # room again: the waiting dispatch goes in now
+                self.putter = None
+                ev, waiting = putter
+                self.items.append(waiting)
+                ev.succeed()
+            return entry
+        return None
+
+    def wait(self) -> Event:
+        self.getter = ev = Event(self.env)
+        return ev
+
+
+class Semaphore:
+    """A counting semaphore: a simpy.Container of `capacity` with put(1)/get(1), FIFO waiters."""
+
+    def __init__(self, env, capacity: int):
+        self.env = env
+        self.capacity = capacity
+        self.level = 0
+        self.waiters: deque = deque()
+
+    def put(self) -> None:
+        if self.waiters:  # the oldest waiter takes it now
+            self.waiters.popleft().succeed()
+        else:
+            self.level += 1
+
+    def get(self):
+        """None when taken now, else the event a waiter yields."""
+        if self.level:
+            self.level -= 1
+            return None
+        ev = Event(self.env)
+        self.waiters.append(ev)
+        return ev
+
+
+class Port:
+    """A simpy.Resource of capacity 1, first come, first served."""
+
+    def __init__(self, env):
+        self.env = env
+        self.busy = False
+        self.queue: deque = deque()   # waiting requests, oldest first
+
+    def request(self):
+        """None when granted now, else the event the requester yields."""
+        if not self.busy:
+            self.busy = True
+            return None
+        ev = Event(self.env)
+        self.queue.append(ev)
+        return ev
+
+    def release(self) -> None:
+        if self.queue:  # handed to the oldest waiting request now
+            self.queue.popleft().succeed()
+        else:
+            self.busy = False
