@@ -13,7 +13,8 @@ The knob sweeps (each instead of the per-layer table; several may be given):
   --dma         cycles at 1/2/4/8 DMA engines (more engines must never be slower)
   --neighbours  the pair sweep: the program compiled for a Target A run on A against the one
                 compiled for a neighbour B (one step of -dram-bw, -dma-engines, a buffer size)
-                run on A; a buffer neighbour's program is A's code with B's tiles (tile_for)
+                by B's cost model run on A; a buffer neighbour's program is A's code with B's
+                tiles (tile_for); A's own is flow.compile's (the fastest of those programs)
   --cores       cycles and speed-up at 1/2/4/8 cores
   --arrays      cycles / summed roofline at 16x16 and 32x32, with the worst layers
 """
