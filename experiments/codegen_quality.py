@@ -13,7 +13,8 @@ The knob sweeps (each instead of the per-layer table; several may be given):
   --dma         cycles at 1/2/4/8 DMA engines (more engines must never be slower)
   --neighbours  the pair sweep: the program compiled for a Target A run on A against the one
                 compiled for a neighbour B (one step of -dram-bw, -dma-engines, a buffer size)
-                run on A; a buffer neighbour's program is A's code with B's tiles (tile_for)
+                by B's cost model run on A; a buffer neighbour's program is A's code with B's
+                tiles (tile_for); A's own is flow.compile's (the fastest of those programs)
   --cores       cycles and speed-up at 1/2/4/8 cores
   --arrays      cycles / summed roofline at 16x16 and 32x32, with the worst layers
 """
@@ -64,21 +65,13 @@ def with_opts(base: Target, **opts) -> Target:
     return base.with_attrs(**opts)
 
 
-BUFFERS = ("ibuf_kb", "wbuf_kb", "abuf_kb", "obuf_kb")
-
-
 def neighbours(a: Target) -> list:
-    """(knob, B, tile_for) for each neighbour B of A whose program runs on A: -dram-bw twice
-    and half (timing only), one DMA engine less (a machine with more still runs it), and each
-    buffer halved (compiled for A with B's tiles: tile_for; a program for other buffer sizes
-    or another array is refused by the runtime, npusim/runtime/compat.py)."""
-    out = [("dram-bw", with_opts(a, dram_bw=b), None) for b in (a.dram_bw * 2, a.dram_bw // 2)
-           if 1 <= b <= 1024]
-    if a.dma_engines > 1:
-        out.append(("dma-engines", with_opts(a, dma_engines=a.dma_engines - 1), None))
-    out += [(buf.replace("_", "-"), None, with_opts(a, **{buf: getattr(a, buf) // 2}))
-            for buf in BUFFERS if getattr(a, buf) > 1]
-    return out
+    """(knob, B, tile_for) for each neighbour B of A whose program runs on A
+    (compiler.backends.npu.neighbours: -dram-bw twice and half, one DMA engine less, each
+    buffer halved): B's own program, or for a buffer A's code with B's tiles (tile_for; a
+    program for other buffer sizes is refused by the runtime, npusim/runtime/compat.py)."""
+    from compiler.backends.npu.neighbours import neighbours as steps
+    return [(knob, None, b) if knob.endswith("-kb") else (knob, b, None) for knob, b in steps(a)]
 
 
 def cycles(model, target, resolution=None, on=None, **options) -> int:
@@ -88,13 +81,17 @@ def cycles(model, target, resolution=None, on=None, **options) -> int:
 
 
 def pair_sweep(model: str, bases: list, resolution=None) -> list:
-    """Per (A, neighbour): dict(model, a, knob, b, own, theirs): A's program on A, B's on A."""
+    """Per (A, neighbour): dict(model, a, knob, b, own, theirs): A's program (flow.compile's,
+    the fastest of its neighbours' programs) on A, B's cost-model program on A."""
     rows = []
     for a in bases:
         own = cycles(model, a, resolution)
         for knob, b, tile in neighbours(a):
+            # B's program as B's cost model makes it (evaluate=None): the choice among
+            # neighbours' programs is made once, for A (B's own choice would draw on B's
+            # neighbours, two steps from A)
             theirs = cycles(model, b if b is not None else a, resolution, on=a,
-                            **({"tile_for": tile} if tile is not None else {}))
+                            evaluate=None, **({"tile_for": tile} if tile is not None else {}))
             rows.append({"model": model, "a": target_name(a), "knob": knob,
                          "b": target_name(b or tile),
                          "own": own, "theirs": theirs})

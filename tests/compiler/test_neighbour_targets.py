@@ -1,6 +1,6 @@
-"""The pair sweep: a program compiled for a Target is not slower on it than the program
+"""The pair sweep: a program compiled for a Target is never slower on it than the program
 compiled for a neighbouring Target (one step of -dram-bw, -dma-engines, a buffer size) run
-on it, on small_cnn, mlp and resnet18 at 32x32 (timing-only cycles)."""
+on it, on small_cnn, mlp and resnet18 at 32x32 (timing-only cycles, exact: no tolerance)."""
 
 import importlib.util
 from pathlib import Path
@@ -8,10 +8,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-# the cost model is not exact: a neighbour's program may win by a little (docs/codegen.md
-# lists the pairs); a blind spot of the size this sweep found (small_cnn for -dram-bw=1
-# 1.31x slower than the npu-edge binary there) fails
-TOLERANCE = 0.025
 
 
 def quality():
@@ -29,11 +25,9 @@ def test_never_slower_than_a_neighbours_program(model, resolution):
     rows = q.pair_sweep(model, q.SWEEP_BASES, resolution)
     assert {r["knob"] for r in rows} >= {"dram-bw", "dma-engines", "ibuf-kb", "wbuf-kb",
                                          "abuf-kb", "obuf-kb"}
-    bad = [r for r in rows if r["own"] > r["theirs"] * (1 + TOLERANCE)]
+    bad = [r for r in rows if r["own"] > r["theirs"]]
     assert not bad, "\n".join(f"{r['a']}: {r['own']:,} cycles; its {r['knob']} neighbour "
                               f"{r['b']}'s program {r['theirs']:,}" for r in bad)
-    slower = [r for r in rows if r["own"] > r["theirs"]]
-    assert len(slower) <= len(rows) // 5, slower
 
 
 def test_the_dram_bw_1_blind_spot_is_gone():
@@ -44,3 +38,37 @@ def test_the_dram_bw_1_blind_spot_is_gone():
     own = q.cycles("small_cnn", slow)
     edge = q.cycles("small_cnn", Target("npu-edge"), on=slow)
     assert own <= edge
+
+
+def test_the_fastest_program_is_kept_and_own_wins_ties():
+    """neighbours.fastest: the evaluator's fastest of the target's program and its
+    neighbours' (the first on a tie: its own); a program met twice is timed once."""
+    from types import SimpleNamespace
+
+    from compiler.backends.npu import neighbours as nb
+    from isa.target import Target
+
+    def built(image, n=10):
+        program = SimpleNamespace(num_instructions=n, to_bytes=lambda: image)
+        return SimpleNamespace(artifact=SimpleNamespace(program=program, image=image),
+                               chosen_from=None)
+
+    edge = Target("npu-edge")
+    steps = nb.neighbours(edge)
+    assert [k for k, _ in steps] == ["dram-bw", "dram-bw", "dma-engines", "ibuf-kb", "wbuf-kb",
+                                     "abuf-kb", "obuf-kb"]
+    times = {b"own": 100, b"a": 100, b"b": 90, b"c": 95}
+    images = iter([b"a", b"b", b"own", b"c", b"b", b"a", b"c"])
+    timed = []
+
+    def evaluate(art):
+        timed.append(art.image)
+        return times[art.image]
+
+    best = nb.fastest(built(b"own"), lambda other: built(next(images)), evaluate, edge)
+    assert best.artifact.image == b"b" and best.chosen_from.startswith("dram-bw neighbour")
+    assert timed == [b"own", b"a", b"b", b"c"]
+    tie = nb.fastest(built(b"own"), lambda other: built(b"a"), evaluate, edge)
+    assert tie.artifact.image == b"own" and tie.chosen_from is None
+    big = built(b"own", nb.SEARCH_MAX_INSTRUCTIONS + 1)
+    assert nb.fastest(big, lambda other: 1 / 0, lambda art: 1 / 0, edge) is big

@@ -18,6 +18,9 @@ class CompiledModel:
     graph: object           # the graph the NPU runs (quantized int8 or float NHWC)
     float_graph: object     # the float model, for the float reference
     lowered: object
+    # which neighbouring Target's Hw made the program, where build_npu(evaluate=) kept one
+    # over the target's own (None: its own)
+    chosen_from: str | None = None
 
     @property
     def quantized(self) -> bool:
