@@ -143,3 +143,16 @@ def test_axis_terms_separate_or_refuse():
     base, terms = axis_terms(src, (4, 3))
     assert base == 0 and terms[0].tolist() == [0, 0, 4, 4] and terms[1].tolist() == [0, 1, 1]
     assert axis_terms(np.array([0, 1, 2, 0]), (2, 2)) is None   # a transpose-like swap
+
+
+def test_unseparable_map_takes_one_index_per_element(monkeypatch):
+    """The fallback (no lowering makes such a map today): forced, it is still bit-exact."""
+    from compiler.backends.clike import gather
+    monkeypatch.setattr(gather, "axis_terms", lambda src, shape: None)
+    mod = build(_graph("gather_net"), "cpu-host")
+    ks = _gathers(mod)
+    assert ks and all([a.name for a in k.args] == ["x", "src", "y"] for k in ks)
+    p = mod.prepared
+    feeds = feeds_for(p.float_graph)
+    dev_in = p.device_inputs(feeds)
+    assert p.check(feeds, dev_in, mod.run(dev_in))["bit_exact"] is True

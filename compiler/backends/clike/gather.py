@@ -10,6 +10,8 @@ from ...lower.copy import CopyLayer
 from .kernel import ELEM_BYTES, SpaceKernel
 from .registry import register_kernel
 
+INDEX_MAX = 2**31 - 1  # the tables hold int32 source offsets
+
 
 def source_map(layer: CopyLayer, numel_x: int, numel_y: int) -> np.ndarray:
     """src[i]: the input element that output element i copies, replaying the layer's chunks
@@ -27,6 +29,9 @@ def source_map(layer: CopyLayer, numel_x: int, numel_y: int) -> np.ndarray:
         raise CompilerError(f"layer '{layer.name}': its DMA plan leaves output element "
                             f"{int(bad[0])} of {numel_y} unwritten or reads outside the "
                             f"{numel_x} input elements; the lowering's chunks are inconsistent")
+    if numel_x > INDEX_MAX:
+        raise CompilerError(f"layer '{layer.name}': a gather from {numel_x} elements; its "
+                            f"int32 index tables reach {INDEX_MAX}; split the tensor")
     return src
 
 
