@@ -2,7 +2,8 @@
 (docs/timing.md, "Events") must leave every start, end and stall cause where it was.
 
 The digests were recorded with the simulator of revision 9993cb3 (main before the event-count
-work of issue 18) on that revision's compiler; a codegen change moves them (regenerate them
+work of issue 18) on that revision's compiler (the cost model's programs, as tests/golden pins them; not the
+fastest-of-neighbours choice flow.compile makes by default); a codegen change moves them (regenerate them
 then with a simulator known to be unchanged), a simulator change must not (regen: run this
 file as a script with --regen)."""
 
@@ -30,7 +31,9 @@ def key(model, target, resolution, timing_only) -> str:
 
 
 def digest(model, target, resolution, timing_only) -> dict:
-    compiled = flow.compile(model, target, resolution=resolution)
+    # evaluate=None: the cost model's program (the one tests/golden pins), not the fastest of
+    # the neighbours' (a choice codegen work may move): this file pins the simulator alone
+    compiled = flow.compile(model, target, resolution=resolution, evaluate=None)
     res = flow.simulate(compiled, timing_only=timing_only, trace=True)
     trace = res.trace.to_csv(index=False).encode()
     out = {"cycles": res.cycles, "trace": hashlib.sha256(trace).hexdigest(),
