@@ -277,18 +277,26 @@ def _input_shape(name: str, dims: list, symbols: list, given) -> tuple:
     return shape
 
 
+def _disagreeing_declaration(vi, inferred: list) -> list | None:
+    """The shape a ValueInfoProto declares (symbolic dimensions as "?") when it disagrees with
+    `inferred`, else None; a declaration without a shape, and symbolic dimensions, agree."""
+    if not vi.type.tensor_type.HasField("shape"):
+        return None
+    declared = [d.dim_value if d.HasField("dim_value") else None
+                for d in vi.type.tensor_type.shape.dim]
+    if len(declared) == len(inferred) and all(
+            d is None or d == n for d, n in zip(declared, inferred)):
+        return None
+    return [d if d is not None else "?" for d in declared]
+
+
 def _check_declared_outputs(og, g: Graph) -> None:
     """A graph output whose declared shape disagrees with the one its nodes compute is an
     error naming both (dimensions declared symbolic or left out are not compared)."""
     for vi, out in zip(og.output, g.outputs):
-        dims = vi.type.tensor_type.shape.dim
-        if not vi.type.tensor_type.HasField("shape"):
-            continue
-        declared = [d.dim_value if d.HasField("dim_value") else None for d in dims]
         inferred = list(g.type_of(out).shape)
-        if len(declared) != len(inferred) or any(
-                d is not None and d != n for d, n in zip(declared, inferred)):
-            shown = [d if d is not None else "?" for d in declared]
+        shown = _disagreeing_declaration(vi, inferred)
+        if shown is not None:
             raise FrontendError(f"ONNX output '{vi.name}' is declared with shape {shown}, but "
                                 f"the graph computes {inferred} for it; fix the declaration "
                                 "(or leave its shape out)")
@@ -298,14 +306,11 @@ def _check_value_info(og, g: Graph) -> None:
     """A value_info entry (an exporter's declared intermediate shape) that disagrees with the
     shape the importer computes is an error naming both: it means a misread attribute."""
     for vi in og.value_info:
-        if vi.name not in g.types or not vi.type.tensor_type.HasField("shape"):
+        if vi.name not in g.types:
             continue
-        declared = [d.dim_value if d.HasField("dim_value") else None
-                    for d in vi.type.tensor_type.shape.dim]
         inferred = list(g.type_of(vi.name).shape)
-        if len(declared) != len(inferred) or any(
-                d is not None and d != n for d, n in zip(declared, inferred)):
-            shown = [d if d is not None else "?" for d in declared]
+        shown = _disagreeing_declaration(vi, inferred)
+        if shown is not None:
             raise FrontendError(f"ONNX value '{vi.name}' is declared (value_info) with shape "
                                 f"{shown}, but the importer computes {inferred}; the file's "
                                 "declaration or an attribute the importer read is wrong")
