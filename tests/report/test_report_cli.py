@@ -137,3 +137,15 @@ def test_report_needs_an_input(capsys, tmp_path):
 def test_run_save_to_a_missing_folder_fails_before_compiling(capsys, tmp_path):
     code, _, err = run(capsys, "run", *SMALL, "--save", tmp_path / "no" / "r.json")
     assert code == 2 and "No such file or directory" in one_line_error(err)
+
+
+def test_report_open_hands_the_written_page_to_the_browser(capsys, saved_run, tmp_path,
+                                                           monkeypatch):
+    """--open opens the index it wrote (as a file:// URI) in the user's web browser."""
+    import webbrowser
+    opened = []
+    monkeypatch.setattr(webbrowser, "open", lambda url, *a, **k: opened.append(url) or True)
+    _, d = saved_run
+    code, out, err = run(capsys, "report", d / "run.json", "-o", tmp_path / "rep", "--open")
+    assert code == 0, err
+    assert opened == [(tmp_path / "rep" / "index.html").resolve().as_uri()]
