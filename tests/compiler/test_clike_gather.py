@@ -13,7 +13,7 @@ pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
 
 from onnx_nets import FAMILIES, Net  # noqa: E402
-from test_cpu_backend import feeds_for  # noqa: E402
+from test_cpu_backend import feeds_for, run_bit_exact  # noqa: E402
 
 from compiler.backends import build  # noqa: E402
 from compiler.backends.clike import FLOAT_TOLERANCE  # noqa: E402
@@ -59,13 +59,7 @@ def _gathers(mod):
 def test_family_bit_exact_on_cpu(family):
     mod = build(_graph(family), "cpu-host")
     assert _gathers(mod), "the family has no gather layer any more"
-    p = mod.prepared
-    feeds = feeds_for(p.float_graph)
-    dev_in = p.device_inputs(feeds)
-    got = mod.run(dev_in)
-    want = p.module.run_int(dev_in)
-    for t in p.outputs:
-        np.testing.assert_array_equal(got[t.name], want[t.name])
+    p, feeds, dev_in, got = run_bit_exact(mod)
     assert p.check(feeds, dev_in, got)["bit_exact"] is True
 
 

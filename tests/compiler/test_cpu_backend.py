@@ -34,6 +34,19 @@ def feeds_for(graph, seed=3):
             for v in graph.inputs}
 
 
+def run_bit_exact(mod) -> tuple:
+    """Run a cpu build on seeded inputs and require every output equal to the integer
+    reference's; -> (prepared, feeds, device inputs, outputs) for the caller's own checks."""
+    p = mod.prepared
+    feeds = feeds_for(p.float_graph)
+    dev_in = p.device_inputs(feeds)
+    got = mod.run(dev_in)
+    want = p.module.run_int(dev_in)
+    for t in p.outputs:
+        np.testing.assert_array_equal(got[t.name], want[t.name])
+    return p, feeds, dev_in, got
+
+
 def misc_graph(with_lut=True):
     """Every non-conv layer kind: relu, add, sigmoid (LUT), multiply, avg/max pool, clip,
     concat, a depthwise conv with asymmetric pads and a grouped conv (2 channels a group)."""
@@ -79,13 +92,7 @@ def test_zoo_is_covered():
 @pytest.mark.parametrize("name", ["resnet18", "mobilenetv2", "resnet50", "small_cnn", "mlp"])
 def test_zoo_model_bit_exact(cpu_zoo, name):
     mod = cpu_zoo[name]
-    p = mod.prepared
-    feeds = feeds_for(p.float_graph)
-    dev_in = p.device_inputs(feeds)
-    got = mod.run(dev_in)
-    want = p.module.run_int(dev_in)
-    for t in p.outputs:
-        np.testing.assert_array_equal(got[t.name], want[t.name])
+    p, feeds, dev_in, got = run_bit_exact(mod)
     assert p.check(feeds, dev_in, got) == {"verified": True, "bit_exact": True, "mismatches": 0,
                                            "reference": "integer reference "
                                                         "(QuantizedModule.run_int)"}
