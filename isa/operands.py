@@ -99,6 +99,12 @@ def extents(instr, regs: Mapping[str, int]) -> dict[str, Extent]:
             table = _SRC1_TABLES.get(m)
             out["src1"] = Extent(table[0](f), table[1]) if table else Extent(n, "len")
         return out
+    if fmt in ("rowreduce", "rowbcast"):
+        tile = Extent(f["rows"] * f["cols"], "rows*cols")
+        out = {"dst": Extent(f["rows"], "rows") if fmt == "rowreduce" else tile, "src0": tile}
+        if fmt == "rowbcast":
+            out["src1"] = Extent(f["rows"], "rows")
+        return out
     if fmt == "pool":
         oh, ow = window_out_hw("pool", f, regs)
         return {"src0": Extent(f["in_h"] * f["in_w"] * f["channels"], "in_h*in_w*channels"),

@@ -200,3 +200,164 @@ def dma_pad(tile: np.ndarray, pad_top: int, pad_bottom: int, pad_left: int,
     (planes, pad_top + rows + pad_bottom, pad_left + cols + pad_right), row-major."""
     return np.pad(tile, ((0, 0), (pad_top, pad_bottom), (pad_left, pad_right)),
                   constant_values=0)
+
+
+# ------------------------------------------------------------------ transformer: row operations
+# A rows x cols tile is row-major at src0; per-row values (rows of them) are at src1 or dst.
+# Sums and products are exact in int64, then saturate to the destination, as everywhere.
+
+def row_max(a: np.ndarray, rows: int, cols: int, dtype) -> np.ndarray:
+    """vrmax: dst[r] = max_c src0[r, c], saturated to `dtype` (rows values)."""
+    wide = np.float64 if a.dtype.kind == "f" else np.int64
+    return saturate(a.astype(wide).reshape(rows, cols).max(axis=1), dtype)
+
+
+def row_sum(a: np.ndarray, rows: int, cols: int, dtype) -> np.ndarray:
+    """vrsum: dst[r] = sat(sum_c src0[r, c]) (rows values); the sum is exact (|.| < 2^43)
+    and saturates once, at the end, so an int8 destination clamps the total, not a partial."""
+    wide = np.float64 if a.dtype.kind == "f" else np.int64
+    return saturate(a.astype(wide).reshape(rows, cols).sum(axis=1), dtype)
+
+
+def row_sub(a: np.ndarray, v: np.ndarray, rows: int, cols: int, dtype) -> np.ndarray:
+    """vrsub: dst[r, c] = sat(src0[r, c] - src1[r]) (subtract each row's max before vexp)."""
+    wide = np.float64 if a.dtype.kind == "f" else np.int64
+    out = a.astype(wide).reshape(rows, cols) - v.astype(wide)[:rows, None]
+    return saturate(out.reshape(-1), dtype)
+
+
+def row_mul(a: np.ndarray, v: np.ndarray, shift: int, rows: int, cols: int,
+            dtype) -> np.ndarray:
+    """vrmul: dst[r, c] = sat(round_shift(src0[r, c] * src1[r], shift)), shift 0..31 rounding
+    half up; the int32 x int32 product is exact (|.| <= 2^62, so adding the rounding half
+    cannot overflow int64). In fp16 mode: src0 * src1[r], `shift` ignored."""
+    if a.dtype.kind == "f":
+        out = a.astype(np.float64).reshape(rows, cols) * v.astype(np.float64)[:rows, None]
+        return saturate(out.reshape(-1), dtype)
+    prod = a.astype(np.int64).reshape(rows, cols) * v.astype(np.int64)[:rows, None]
+    return saturate(round_shift(prod, shift).reshape(-1), dtype)
+
+
+# ------------------------------------------------------------------ transformer: non-linear steps
+# Integer-only exp, reciprocal and 1/sqrt of int32 fixed-point values, computed in int64 exactly
+# as the RTL lanes do (rtl/vector_lane.v): every product of two operands below fits in 63 bits
+# and every rounding is round_shift (half up). Q<f> means a value v stands for v / 2^f.
+# Error bounds against the real function are measured by tests/isa/test_transformer_math.py.
+
+LOG2E_Q30 = 1549082005      # round(log2(e) * 2^30)
+EXP_T_FRAC = 20             # the base-2 exponent t = -x * log2(e) is kept in Q20
+EXP_X_FLOOR = 32            # inputs below -32 (real) are clamped: exp(-32) * 2^30 < 2^-16
+# 2^-g for g in [0, 1): a degree-4 polynomial, Horner from the highest coefficient, each
+# coefficient round(c * 2^30) of a near-minimax fit with p(0) = 1 exactly, so exp(0) is exact
+# (relative error 3.0e-6)
+EXP_POLY_Q30 = (7336377, -57149796, 257115629, -744171517, 1073741824)
+# reciprocal seed r0 = 24/17 - 8/17 * m on the mantissa m in [1, 2) (relative error <= 1/17)
+RECIP_SEED_Q30 = (1515870810, 505290270)
+RECIP_NEWTON_STEPS = 3      # 1/17 -> 3.5e-3 -> 1.2e-5 -> 1.5e-10
+# 1/sqrt seed a - b * m on m in [1, 2) and on [2, 4) (relative error <= 0.0235 on each)
+RSQRT_SEED_Q30 = ((1357332273, 307491271), (959778855, 108714582))
+RSQRT_NEWTON_STEPS = 3      # 0.0235 -> 8.3e-4 -> 1.0e-6 -> 1.6e-12
+
+
+def _bit_length(a: np.ndarray) -> np.ndarray:
+    """Bits of each non-negative int64 below 2^53 (0 for 0), exactly, via the float exponent."""
+    return np.frexp(a.astype(np.float64))[1].astype(np.int64)
+
+
+def _shift_out(r: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """r * 2^-s for a Q30 result r: round_shift for s >= 0 (s capped at 63, where every r
+    rounds to 0), an exact left shift for s < 0 (-s <= 32, so r << -s < 2^63)."""
+    right = round_shift(r, np.clip(s, 0, 63))
+    left = np.left_shift(r, np.clip(-s, 0, 32))
+    return np.where(s >= 0, right, left)
+
+
+def exp_fixed(x: np.ndarray, in_frac: int, out_frac: int) -> np.ndarray:
+    """vexp: y = exp(x) of a non-positive Q<in_frac> int32 input, as Q<out_frac> (int64, not
+    yet saturated); positive inputs are clamped to 0 (exp(0) = 2^out_frac), so y <= 2^30.
+
+    t = round_shift(-x * LOG2E_Q30, in_frac + 30 - 20) is -x * log2(e) in Q20 (x first
+    clamped at -32 real, below which every output rounds to 0); with z = t >> 20 and
+    g = t & (2^20 - 1), y = round_shift(p(g), z + 30 - out_frac) where p(g) ~ 2^-g in Q30
+    is EXP_POLY_Q30 by Horner, acc = c + round_shift(acc * g, 20). Error against
+    exp(x / 2^in_frac) * 2^out_frac: at most 0.5 LSB of rounding plus 4e-6 relative (tests/isa/test_transformer_math.py)."""
+    x = np.minimum(np.asarray(x, dtype=np.int64), 0)
+    x = np.maximum(x, -(EXP_X_FLOOR << in_frac))
+    t = round_shift(-x * LOG2E_Q30, in_frac + 30 - EXP_T_FRAC)
+    z = t >> EXP_T_FRAC
+    g = t & ((1 << EXP_T_FRAC) - 1)
+    acc = np.full_like(t, EXP_POLY_Q30[0])
+    for c in EXP_POLY_Q30[1:]:
+        acc = c + round_shift(acc * g, EXP_T_FRAC)
+    return round_shift(acc, np.minimum(z + 30 - out_frac, 63))
+
+
+def recip_fixed(x: np.ndarray, in_frac: int, out_frac: int) -> np.ndarray:
+    """vrecip: y = 1 / x of a Q<in_frac> int32 input as Q<out_frac>, i.e. about
+    2^(in_frac + out_frac) / x (int64, not yet saturated); x = 0 gives INT32_MAX and a
+    negative x the negated result of |x| (INT32_MIN is taken as -INT32_MAX).
+
+    |x| = m * 2^(e - 30) with m in [2^30, 2^31) (Q30 mantissa in [1, 2)); the seed
+    r = 24/17 - 8/17 m (RECIP_SEED_Q30) takes RECIP_NEWTON_STEPS Newton steps
+    r = round_shift(r * (2^31 - round_shift(m * r, 30)), 30), then
+    y = r * 2^(in_frac + out_frac - e - 30) (round_shift, or an exact left shift).
+    Error against 2^(in_frac + out_frac) / x: at most 0.5 LSB plus 2^-27 relative."""
+    x = np.asarray(x, dtype=np.int64)
+    a = np.minimum(np.abs(x), INT32_MAX)
+    e = np.maximum(_bit_length(a) - 1, 0)
+    m = np.left_shift(a, 30 - e)
+    r = RECIP_SEED_Q30[0] - round_shift(RECIP_SEED_Q30[1] * m, 30)
+    for _ in range(RECIP_NEWTON_STEPS):
+        r = round_shift(r * ((2 << 30) - round_shift(m * r, 30)), 30)
+    y = _shift_out(r, 30 + e - (in_frac + out_frac))
+    return np.where(x == 0, INT32_MAX, np.where(x < 0, -y, y))
+
+
+def rsqrt_fixed(x: np.ndarray, in_frac: int, out_frac: int) -> np.ndarray:
+    """vrsqrt: y = 1 / sqrt(x) of a positive Q<in_frac> int32 input as Q<out_frac> (int64,
+    not yet saturated); x <= 0 gives INT32_MAX.
+
+    An odd in_frac is made even by doubling x (X = x << (in_frac & 1), F = in_frac rounded
+    up to even); X = m * 2^(e - 30) with e even and m in [2^30, 2^32) (Q30 in [1, 4)); the
+    seed a - b m (RSQRT_SEED_Q30, by m < 2^31 or not) takes RSQRT_NEWTON_STEPS Newton steps
+    r = round_shift(r * (3 * 2^30 - round_shift(m * round_shift(r * r, 30), 30)), 31), then
+    y = r * 2^(out_frac + (F - e) / 2 - 30). Error against 2^out_frac / sqrt(x / 2^in_frac):
+    at most 0.5 LSB plus 2^-27 relative."""
+    x = np.asarray(x, dtype=np.int64)
+    odd = in_frac & 1
+    big = np.maximum(x, 1) << odd
+    e = (_bit_length(big) - 1) & ~1
+    m = np.left_shift(big, 30 - e)
+    hi = m >= (1 << 31)
+    a = np.where(hi, RSQRT_SEED_Q30[1][0], RSQRT_SEED_Q30[0][0])
+    b = np.where(hi, RSQRT_SEED_Q30[1][1], RSQRT_SEED_Q30[0][1])
+    r = a - round_shift(b * m, 30)
+    for _ in range(RSQRT_NEWTON_STEPS):
+        r = round_shift(r * ((3 << 30) - round_shift(m * round_shift(r * r, 30), 30)), 31)
+    y = _shift_out(r, 30 - out_frac - (in_frac + odd - e) // 2)
+    return np.where(x <= 0, INT32_MAX, y)
+
+
+def vexp(a: np.ndarray, in_frac: int, out_frac: int, dtype) -> np.ndarray:
+    """vexp into `dtype`: exp_fixed saturated; in fp16 mode IEEE exp(x) (any sign, fields
+    ignored), rounded to the destination type."""
+    if a.dtype.kind == "f":
+        return saturate(np.exp(a.astype(np.float64)), dtype)
+    return saturate(exp_fixed(a, in_frac, out_frac), dtype)
+
+
+def vrecip(a: np.ndarray, in_frac: int, out_frac: int, dtype) -> np.ndarray:
+    """vrecip into `dtype`: recip_fixed saturated; in fp16 mode IEEE 1 / x (1 / 0 = inf)."""
+    if a.dtype.kind == "f":
+        with np.errstate(divide="ignore"):
+            return saturate(1.0 / a.astype(np.float64), dtype)
+    return saturate(recip_fixed(a, in_frac, out_frac), dtype)
+
+
+def vrsqrt(a: np.ndarray, in_frac: int, out_frac: int, dtype) -> np.ndarray:
+    """vrsqrt into `dtype`: rsqrt_fixed saturated; in fp16 mode IEEE 1 / sqrt(x) (inf at 0,
+    nan below)."""
+    if a.dtype.kind == "f":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return saturate(1.0 / np.sqrt(a.astype(np.float64)), dtype)
+    return saturate(rsqrt_fixed(a, in_frac, out_frac), dtype)

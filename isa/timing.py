@@ -210,3 +210,46 @@ def vector_pool(hw: HwParams, oh: int, ow: int, kh: int, kw: int, channels: int,
                 **_) -> int:
     """P + oh*ow*kh*kw*ceil(c / L): one window element per cycle for L channels at once."""
     return hw.vector_pipeline + oh * ow * kh * kw * ceil(channels / hw.vector_lanes)
+
+
+# ---- transformer instructions ----------------------------------------------------------------
+
+EXP_EXTRA_STAGES = 5    # the log2(e) multiply, then one per Horner step of the 2^-g polynomial
+RECIP_EXTRA_STAGES = 7  # the seed's multiply, then 3 Newton steps of 2 multiplies
+RSQRT_EXTRA_STAGES = 10  # the seed's multiply, then 3 Newton steps of 3 multiplies
+
+
+def row_chunks(hw: HwParams, rows: int, cols: int) -> int:
+    """rows * ceil(cols / L): lane-wide chunks of a row-wise pass (no chunk spans two rows)."""
+    return rows * ceil(cols / hw.vector_lanes)
+
+
+@rule("vector_rowwise")
+def vector_rowwise(hw: HwParams, rows: int, cols: int, **_) -> int:
+    """P + rows * ceil(cols / L): one row at a time, L of its elements per cycle; a reduction
+    (vrmax, vrsum) writes dst[r] with the row's last chunk, vrsub writes every chunk."""
+    return hw.vector_pipeline + row_chunks(hw, rows, cols)
+
+
+@rule("vector_rowmul")
+def vector_rowmul(hw: HwParams, rows: int, cols: int, **_) -> int:
+    """P + 2 + rows * ceil(cols / L): vrmul's multiply and rounding shift stages, as vrequant."""
+    return hw.vector_pipeline + REQUANT_EXTRA_STAGES + row_chunks(hw, rows, cols)
+
+
+@rule("vector_exp")
+def vector_exp(hw: HwParams, len: int, **_) -> int:  # noqa: A002
+    """P + 5 + ceil(len / L): five multiplier stages (log2(e) scaling, four Horner steps)."""
+    return hw.vector_pipeline + EXP_EXTRA_STAGES + ceil(len / hw.vector_lanes)
+
+
+@rule("vector_recip")
+def vector_recip(hw: HwParams, len: int, **_) -> int:  # noqa: A002
+    """P + 7 + ceil(len / L): the seed's multiply and three Newton steps of two multiplies."""
+    return hw.vector_pipeline + RECIP_EXTRA_STAGES + ceil(len / hw.vector_lanes)
+
+
+@rule("vector_rsqrt")
+def vector_rsqrt(hw: HwParams, len: int, **_) -> int:  # noqa: A002
+    """P + 10 + ceil(len / L): the seed's multiply and three Newton steps of three multiplies."""
+    return hw.vector_pipeline + RSQRT_EXTRA_STAGES + ceil(len / hw.vector_lanes)

@@ -34,6 +34,7 @@
 `define F_GEMM_K(w) w[91:84]
 `define F_GEMM_N(w) w[99:92]
 `define F_GEMM_ACC(w) w[100:100]
+`define F_GEMM_WT(w) w[101:101]
 `define F_CONV_IBUF(w) w[27:8]
 `define F_CONV_WBUF(w) w[47:28]
 `define F_CONV_ABUF(w) w[67:48]
@@ -139,6 +140,56 @@
 `define F_VLUT_SRC1_BUF(w) w[53:52]
 `define F_VLUT_SRC1(w) w[73:54]
 `define F_VLUT_LEN(w) w[89:74]
+`define F_VRMAX_DST_BUF(w) w[9:8]
+`define F_VRMAX_DST(w) w[29:10]
+`define F_VRMAX_SRC0_BUF(w) w[31:30]
+`define F_VRMAX_SRC0(w) w[51:32]
+`define F_VRMAX_ROWS(w) w[89:74]
+`define F_VRMAX_COLS(w) w[101:90]
+`define F_VRSUM_DST_BUF(w) w[9:8]
+`define F_VRSUM_DST(w) w[29:10]
+`define F_VRSUM_SRC0_BUF(w) w[31:30]
+`define F_VRSUM_SRC0(w) w[51:32]
+`define F_VRSUM_ROWS(w) w[89:74]
+`define F_VRSUM_COLS(w) w[101:90]
+`define F_VRSUB_DST_BUF(w) w[9:8]
+`define F_VRSUB_DST(w) w[29:10]
+`define F_VRSUB_SRC0_BUF(w) w[31:30]
+`define F_VRSUB_SRC0(w) w[51:32]
+`define F_VRSUB_SRC1_BUF(w) w[53:52]
+`define F_VRSUB_SRC1(w) w[73:54]
+`define F_VRSUB_ROWS(w) w[89:74]
+`define F_VRSUB_COLS(w) w[101:90]
+`define F_VRMUL_DST_BUF(w) w[9:8]
+`define F_VRMUL_DST(w) w[29:10]
+`define F_VRMUL_SRC0_BUF(w) w[31:30]
+`define F_VRMUL_SRC0(w) w[51:32]
+`define F_VRMUL_SRC1_BUF(w) w[53:52]
+`define F_VRMUL_SRC1(w) w[73:54]
+`define F_VRMUL_ROWS(w) w[89:74]
+`define F_VRMUL_COLS(w) w[101:90]
+`define F_VRMUL_SHIFT(w) w[106:102]
+`define F_VEXP_DST_BUF(w) w[9:8]
+`define F_VEXP_DST(w) w[29:10]
+`define F_VEXP_SRC0_BUF(w) w[31:30]
+`define F_VEXP_SRC0(w) w[51:32]
+`define F_VEXP_LEN(w) w[89:74]
+`define F_VEXP_IN_FRAC(w) w[94:90]
+`define F_VEXP_OUT_FRAC(w) w[99:95]
+`define F_VRECIP_DST_BUF(w) w[9:8]
+`define F_VRECIP_DST(w) w[29:10]
+`define F_VRECIP_SRC0_BUF(w) w[31:30]
+`define F_VRECIP_SRC0(w) w[51:32]
+`define F_VRECIP_LEN(w) w[89:74]
+`define F_VRECIP_IN_FRAC(w) w[94:90]
+`define F_VRECIP_OUT_FRAC(w) w[99:95]
+`define F_VRSQRT_DST_BUF(w) w[9:8]
+`define F_VRSQRT_DST(w) w[29:10]
+`define F_VRSQRT_SRC0_BUF(w) w[31:30]
+`define F_VRSQRT_SRC0(w) w[51:32]
+`define F_VRSQRT_LEN(w) w[89:74]
+`define F_VRSQRT_IN_FRAC(w) w[94:90]
+`define F_VRSQRT_OUT_FRAC(w) w[99:95]
 `define F_SIGNAL_UNIT(w) w[11:8]
 `define F_SIGNAL_SEM(w) w[16:12]
 `define F_WAIT_UNIT(w) w[11:8]
@@ -241,7 +292,7 @@ localparam integer STORE_STRIDE_LSB = 89;
 localparam integer STORE_STRIDE_W = 24;
 
 // ---- gemm (matrix; unit: matrix)
-// semantics: abuf[m x n] (+)= ibuf[m x k] @ wbuf[k x n], int8 x int8 -> int32, on the weight-stationary array.
+// semantics: abuf[m x n] (+)= ibuf[m x k] @ W, int8 x int8 -> int32, on the weight-stationary array; W = wbuf[k x n], or wbuf[n x k] transposed when wt = 1.
 // timing: matrix_gemm = k + m + R + C - 1 cycles
 //   ibuf       [27:8] u: input tile, m x k row-major
 //   wbuf       [47:28] u: weight tile, k x n row-major
@@ -250,6 +301,7 @@ localparam integer STORE_STRIDE_W = 24;
 //   k          [91:84] u: reduction depth (array rows used)
 //   n          [99:92] u: output columns (array columns used)
 //   acc        [100:100] u: 1: accumulate into abuf, 0: overwrite
+//   wt         [101:101] u: 1: the wbuf tile is stored n x k row-major (transposed: K of Q.K^T as loaded, tokens x head_dim); 0: k x n
 localparam [7:0] OP_GEMM = 8'h20;
 localparam integer GEMM_IBUF_LSB = 8;
 localparam integer GEMM_IBUF_W = 20;
@@ -265,6 +317,8 @@ localparam integer GEMM_N_LSB = 92;
 localparam integer GEMM_N_W = 8;
 localparam integer GEMM_ACC_LSB = 100;
 localparam integer GEMM_ACC_W = 1;
+localparam integer GEMM_WT_LSB = 101;
+localparam integer GEMM_WT_W = 1;
 
 // ---- conv (matrix; unit: matrix)
 // semantics: abuf[oh x ow x cout] (+)= conv2d(ibuf[in_h x in_w x cin], wbuf[kh x kw x cin x cout]) with conv_* registers, im2col in hardware.
@@ -655,6 +709,191 @@ localparam integer VLUT_SRC1_LSB = 54;
 localparam integer VLUT_SRC1_W = 20;
 localparam integer VLUT_LEN_LSB = 74;
 localparam integer VLUT_LEN_W = 16;
+
+// ---- vrmax (vector; unit: vector)
+// semantics: dst[r] = max_c src0[r, c] over a rows x cols row-major tile (one value per row)
+// timing: vector_rowwise = P + rows * ceil(cols / L) cycles
+//   dst_buf    [9:8] enum:buf: destination buffer
+//   dst        [29:10] u: destination element address (rows values)
+//   src0_buf   [31:30] enum:buf: tile buffer
+//   src0       [51:32] u: tile element address (rows x cols, row-major)
+//   rows       [89:74] u: tile rows
+//   cols       [101:90] u: tile columns (elements per row)
+localparam [7:0] OP_VRMAX = 8'h50;
+localparam integer VRMAX_DST_BUF_LSB = 8;
+localparam integer VRMAX_DST_BUF_W = 2;
+localparam integer VRMAX_DST_LSB = 10;
+localparam integer VRMAX_DST_W = 20;
+localparam integer VRMAX_SRC0_BUF_LSB = 30;
+localparam integer VRMAX_SRC0_BUF_W = 2;
+localparam integer VRMAX_SRC0_LSB = 32;
+localparam integer VRMAX_SRC0_W = 20;
+localparam integer VRMAX_ROWS_LSB = 74;
+localparam integer VRMAX_ROWS_W = 16;
+localparam integer VRMAX_COLS_LSB = 90;
+localparam integer VRMAX_COLS_W = 12;
+
+// ---- vrsum (vector; unit: vector)
+// semantics: dst[r] = sat(sum_c src0[r, c]): the exact row sum, saturated once to the destination
+// timing: vector_rowwise = P + rows * ceil(cols / L) cycles
+//   dst_buf    [9:8] enum:buf: destination buffer
+//   dst        [29:10] u: destination element address (rows values)
+//   src0_buf   [31:30] enum:buf: tile buffer
+//   src0       [51:32] u: tile element address (rows x cols, row-major)
+//   rows       [89:74] u: tile rows
+//   cols       [101:90] u: tile columns (elements per row)
+localparam [7:0] OP_VRSUM = 8'h51;
+localparam integer VRSUM_DST_BUF_LSB = 8;
+localparam integer VRSUM_DST_BUF_W = 2;
+localparam integer VRSUM_DST_LSB = 10;
+localparam integer VRSUM_DST_W = 20;
+localparam integer VRSUM_SRC0_BUF_LSB = 30;
+localparam integer VRSUM_SRC0_BUF_W = 2;
+localparam integer VRSUM_SRC0_LSB = 32;
+localparam integer VRSUM_SRC0_W = 20;
+localparam integer VRSUM_ROWS_LSB = 74;
+localparam integer VRSUM_ROWS_W = 16;
+localparam integer VRSUM_COLS_LSB = 90;
+localparam integer VRSUM_COLS_W = 12;
+
+// ---- vrsub (vector; unit: vector)
+// semantics: dst[r, c] = sat(src0[r, c] - src1[r]): subtract a per-row value (a row's max before vexp)
+// timing: vector_rowwise = P + rows * ceil(cols / L) cycles
+//   dst_buf    [9:8] enum:buf: destination buffer
+//   dst        [29:10] u: destination element address (rows x cols)
+//   src0_buf   [31:30] enum:buf: tile buffer
+//   src0       [51:32] u: tile element address (rows x cols, row-major)
+//   src1_buf   [53:52] enum:buf: per-row values buffer
+//   src1       [73:54] u: per-row values element address (rows values)
+//   rows       [89:74] u: tile rows
+//   cols       [101:90] u: tile columns (elements per row)
+localparam [7:0] OP_VRSUB = 8'h52;
+localparam integer VRSUB_DST_BUF_LSB = 8;
+localparam integer VRSUB_DST_BUF_W = 2;
+localparam integer VRSUB_DST_LSB = 10;
+localparam integer VRSUB_DST_W = 20;
+localparam integer VRSUB_SRC0_BUF_LSB = 30;
+localparam integer VRSUB_SRC0_BUF_W = 2;
+localparam integer VRSUB_SRC0_LSB = 32;
+localparam integer VRSUB_SRC0_W = 20;
+localparam integer VRSUB_SRC1_BUF_LSB = 52;
+localparam integer VRSUB_SRC1_BUF_W = 2;
+localparam integer VRSUB_SRC1_LSB = 54;
+localparam integer VRSUB_SRC1_W = 20;
+localparam integer VRSUB_ROWS_LSB = 74;
+localparam integer VRSUB_ROWS_W = 16;
+localparam integer VRSUB_COLS_LSB = 90;
+localparam integer VRSUB_COLS_W = 12;
+
+// ---- vrmul (vector; unit: vector)
+// semantics: dst[r, c] = sat(round_shift(src0[r, c] * src1[r], shift)): scale each row by its own multiplier (1/sum, 1/sqrt(var))
+// timing: vector_rowmul = P + 2 + rows * ceil(cols / L) cycles
+//   dst_buf    [9:8] enum:buf: destination buffer
+//   dst        [29:10] u: destination element address (rows x cols)
+//   src0_buf   [31:30] enum:buf: tile buffer
+//   src0       [51:32] u: tile element address (rows x cols, row-major)
+//   src1_buf   [53:52] enum:buf: per-row values buffer
+//   src1       [73:54] u: per-row values element address (rows values)
+//   rows       [89:74] u: tile rows
+//   cols       [101:90] u: tile columns (elements per row)
+//   shift      [106:102] u: right shift of the exact product, rounding half up (ignored in fp16 mode)
+localparam [7:0] OP_VRMUL = 8'h53;
+localparam integer VRMUL_DST_BUF_LSB = 8;
+localparam integer VRMUL_DST_BUF_W = 2;
+localparam integer VRMUL_DST_LSB = 10;
+localparam integer VRMUL_DST_W = 20;
+localparam integer VRMUL_SRC0_BUF_LSB = 30;
+localparam integer VRMUL_SRC0_BUF_W = 2;
+localparam integer VRMUL_SRC0_LSB = 32;
+localparam integer VRMUL_SRC0_W = 20;
+localparam integer VRMUL_SRC1_BUF_LSB = 52;
+localparam integer VRMUL_SRC1_BUF_W = 2;
+localparam integer VRMUL_SRC1_LSB = 54;
+localparam integer VRMUL_SRC1_W = 20;
+localparam integer VRMUL_ROWS_LSB = 74;
+localparam integer VRMUL_ROWS_W = 16;
+localparam integer VRMUL_COLS_LSB = 90;
+localparam integer VRMUL_COLS_W = 12;
+localparam integer VRMUL_SHIFT_LSB = 102;
+localparam integer VRMUL_SHIFT_W = 5;
+
+// ---- vexp (vector; unit: vector)
+// semantics: dst[i] = sat(exp(min(src0[i], 0))): Q<in_frac> int32 in, Q<out_frac> out, integer-only (isa.semantics.exp_fixed)
+// timing: vector_exp = P + 5 + ceil(len / L) cycles
+//   dst_buf    [9:8] enum:buf: destination buffer
+//   dst        [29:10] u: destination element address
+//   src0_buf   [31:30] enum:buf: operand buffer
+//   src0       [51:32] u: operand element address
+//   len        [89:74] u: elements
+//   in_frac    [94:90] u: fractional bits of the input (ignored in fp16 mode)
+//   out_frac   [99:95] u: fractional bits of the output: exp(0) = 2^out_frac (ignored in fp16 mode)
+localparam [7:0] OP_VEXP = 8'h54;
+localparam integer VEXP_DST_BUF_LSB = 8;
+localparam integer VEXP_DST_BUF_W = 2;
+localparam integer VEXP_DST_LSB = 10;
+localparam integer VEXP_DST_W = 20;
+localparam integer VEXP_SRC0_BUF_LSB = 30;
+localparam integer VEXP_SRC0_BUF_W = 2;
+localparam integer VEXP_SRC0_LSB = 32;
+localparam integer VEXP_SRC0_W = 20;
+localparam integer VEXP_LEN_LSB = 74;
+localparam integer VEXP_LEN_W = 16;
+localparam integer VEXP_IN_FRAC_LSB = 90;
+localparam integer VEXP_IN_FRAC_W = 5;
+localparam integer VEXP_OUT_FRAC_LSB = 95;
+localparam integer VEXP_OUT_FRAC_W = 5;
+
+// ---- vrecip (vector; unit: vector)
+// semantics: dst[i] = sat(1 / src0[i]): Q<in_frac> int32 in, Q<out_frac> out, by Newton steps (isa.semantics.recip_fixed); 1 / 0 = INT32_MAX
+// timing: vector_recip = P + 7 + ceil(len / L) cycles
+//   dst_buf    [9:8] enum:buf: destination buffer
+//   dst        [29:10] u: destination element address
+//   src0_buf   [31:30] enum:buf: operand buffer
+//   src0       [51:32] u: operand element address
+//   len        [89:74] u: elements
+//   in_frac    [94:90] u: fractional bits of the input (ignored in fp16 mode)
+//   out_frac   [99:95] u: fractional bits of the output (ignored in fp16 mode)
+localparam [7:0] OP_VRECIP = 8'h55;
+localparam integer VRECIP_DST_BUF_LSB = 8;
+localparam integer VRECIP_DST_BUF_W = 2;
+localparam integer VRECIP_DST_LSB = 10;
+localparam integer VRECIP_DST_W = 20;
+localparam integer VRECIP_SRC0_BUF_LSB = 30;
+localparam integer VRECIP_SRC0_BUF_W = 2;
+localparam integer VRECIP_SRC0_LSB = 32;
+localparam integer VRECIP_SRC0_W = 20;
+localparam integer VRECIP_LEN_LSB = 74;
+localparam integer VRECIP_LEN_W = 16;
+localparam integer VRECIP_IN_FRAC_LSB = 90;
+localparam integer VRECIP_IN_FRAC_W = 5;
+localparam integer VRECIP_OUT_FRAC_LSB = 95;
+localparam integer VRECIP_OUT_FRAC_W = 5;
+
+// ---- vrsqrt (vector; unit: vector)
+// semantics: dst[i] = sat(1 / sqrt(src0[i])): Q<in_frac> int32 in, Q<out_frac> out, by Newton steps (isa.semantics.rsqrt_fixed); x <= 0 gives INT32_MAX
+// timing: vector_rsqrt = P + 10 + ceil(len / L) cycles
+//   dst_buf    [9:8] enum:buf: destination buffer
+//   dst        [29:10] u: destination element address
+//   src0_buf   [31:30] enum:buf: operand buffer
+//   src0       [51:32] u: operand element address
+//   len        [89:74] u: elements
+//   in_frac    [94:90] u: fractional bits of the input (ignored in fp16 mode)
+//   out_frac   [99:95] u: fractional bits of the output (ignored in fp16 mode)
+localparam [7:0] OP_VRSQRT = 8'h56;
+localparam integer VRSQRT_DST_BUF_LSB = 8;
+localparam integer VRSQRT_DST_BUF_W = 2;
+localparam integer VRSQRT_DST_LSB = 10;
+localparam integer VRSQRT_DST_W = 20;
+localparam integer VRSQRT_SRC0_BUF_LSB = 30;
+localparam integer VRSQRT_SRC0_BUF_W = 2;
+localparam integer VRSQRT_SRC0_LSB = 32;
+localparam integer VRSQRT_SRC0_W = 20;
+localparam integer VRSQRT_LEN_LSB = 74;
+localparam integer VRSQRT_LEN_W = 16;
+localparam integer VRSQRT_IN_FRAC_LSB = 90;
+localparam integer VRSQRT_IN_FRAC_W = 5;
+localparam integer VRSQRT_OUT_FRAC_LSB = 95;
+localparam integer VRSQRT_OUT_FRAC_W = 5;
 
 // ---- signal (sync; unit: named by field 'unit')
 // semantics: When the named unit reaches it (after its earlier instructions finish), increment semaphore sem.

@@ -13,6 +13,7 @@ from isa.gen.describe import byte_order, range_text, timing_rule, type_text, uni
 from isa.spec import FieldSpec, InstructionSpec, IsaSpec
 
 ASSEMBLY_DOC = "docs/assembly.md"
+TRANSFORMER_DOC = "docs/transformer.md"
 
 
 def _esc(text: str) -> str:
@@ -58,10 +59,11 @@ def _instruction(spec: IsaSpec, ins: InstructionSpec) -> list[str]:
     return out
 
 
-def _assembly(root: Path) -> list[str]:
-    path = root / ASSEMBLY_DOC
+def _assembly(root: Path, doc: str = ASSEMBLY_DOC) -> list[str]:
+    """The hand-written page `doc`, its headings pushed under this reference's `##`."""
+    path = root / doc
     if not path.exists():
-        return [f"`{ASSEMBLY_DOC}` does not exist yet; `python -m isa.gen` embeds it here once it "
+        return [f"`{doc}` does not exist yet; `python -m isa.gen` embeds it here once it "
                 "does.", ""]
     out, fenced = [], False
     for line in path.read_text().splitlines():
@@ -135,5 +137,6 @@ def render(spec: IsaSpec, root: Path) -> str:
                     ", ".join(f"`{i.mnemonic}`" for i in spec.instructions if i.timing == r),
                     _esc(spec.timing[r].doc)]
                    for r in rules]) + [""]
+    out += ["## Transformer instructions", ""] + _assembly(root, TRANSFORMER_DOC)
     out += ["## Assembly syntax", ""] + _assembly(root)
     return "\n".join(out).rstrip("\n") + "\n"

@@ -72,7 +72,9 @@ def gemm(instr, state, dram, timing_only):
     if timing_only:
         return info, None
     a = read(state, "ibuf", f["ibuf"], m * k).reshape(m, k)
-    w = read(state, "wbuf", f["wbuf"], k * n).reshape(k, n)
+    w = read(state, "wbuf", f["wbuf"], k * n)
+    # wt = 1: the tile is stored n x k (Kᵀ of Q·Kᵀ as DMA loads K, tokens x head_dim)
+    w = w.reshape(n, k).T if f["wt"] else w.reshape(k, n)
     acc = read(state, "abuf", f["abuf"], m * n).reshape(m, n) if f["acc"] else None
     out = semantics.gemm(a, w, acc).astype(state.dtypes["abuf"], copy=False)
     return info, writer(state, "abuf", f["abuf"], out)

@@ -26,7 +26,7 @@ def _operands(instr, state):
 
 
 def _shaped(instr, state):
-    """(names, counts, ExecInfo) of a len-vector instruction, after checking every operand's
+    """(names, counts, ExecInfo) of a len-vector or row-wise instruction, after checking every operand's
     extent: all but the addresses follow from the shape (shape_key), so the extents and the
     cost are worked out once per shape in a run; the bounds are checked every time."""
     key = shape_key(instr)
@@ -34,7 +34,8 @@ def _shaped(instr, state):
     if shape is None:
         names, counts = _operands(instr, state)
         f = instr.fields
-        info = ExecInfo(timing.cycles(state.hw, instr, **f), vector_ops=f["len"],
+        ops = f["len"] if "len" in f else f["rows"] * f["cols"]  # a row-wise tile: rows x cols
+        info = ExecInfo(timing.cycles(state.hw, instr, **f), vector_ops=ops,
                         sram=_bytes(state, names, counts))
         shape = state.shapes[key] = (names, counts, info)
         return shape
@@ -159,6 +160,27 @@ def _vshr(instr, state, dram, timing_only):
 _SHR = _unary(lambda a, f, dt: semantics.shift_right(a, f["shift"], dt))
 
 
+def _rowwise(compute):
+    """Handler of a rows x cols row-wise instruction (vrmax, vrsum, vrsub, vrmul): src0 is the
+    tile, src1 (when the format has it) the rows per-row values."""
+    def handler(instr, state, dram, timing_only):
+        f = instr.fields
+        rows, cols = f["rows"], f["cols"]
+        names, counts, info = _shaped(instr, state)
+        if timing_only:
+            return info, None
+        a = read(state, names["src0"], f["src0"], rows * cols)
+        b = read(state, names["src1"], f["src1"], rows) if "src1" in names else None
+        out = compute(a, b, f, state.dtypes[names["dst"]])
+        return info, writer(state, names["dst"], f["dst"], out)
+    return handler
+
+
+def _nonlinear(fn):
+    """Handler of vexp/vrecip/vrsqrt: `fn(a, in_frac, out_frac, dtype)` of isa.semantics."""
+    return _unary(lambda a, f, dt: fn(a, f["in_frac"], f["out_frac"], dt))
+
+
 HANDLERS = {
     "vadd": _elementwise("vadd"), "vsub": _elementwise("vsub"), "vmul": _elementwise("vmul"),
     "vmax": _elementwise("vmax"), "vmin": _elementwise("vmin"),
@@ -170,4 +192,12 @@ HANDLERS = {
     "vrequant": vrequant,
     "vlut": vlut,
     "vmaxpool": _pool("max"), "vsumpool": _pool("sum"),
+    "vrmax": _rowwise(lambda a, b, f, dt: semantics.row_max(a, f["rows"], f["cols"], dt)),
+    "vrsum": _rowwise(lambda a, b, f, dt: semantics.row_sum(a, f["rows"], f["cols"], dt)),
+    "vrsub": _rowwise(lambda a, b, f, dt: semantics.row_sub(a, b, f["rows"], f["cols"], dt)),
+    "vrmul": _rowwise(lambda a, b, f, dt: semantics.row_mul(a, b, f["shift"], f["rows"],
+                                                            f["cols"], dt)),
+    "vexp": _nonlinear(semantics.vexp),
+    "vrecip": _nonlinear(semantics.vrecip),
+    "vrsqrt": _nonlinear(semantics.vrsqrt),
 }

@@ -30,7 +30,7 @@ GOLDEN = {
              "1009200000200000070008000200a211"),
     "store": (dict(chan=2, buf=3, sram=5, dram=0x2000, rows=4095, cols=1, stride=0xFFFFFF),
               "11ba000000400000fe3f00feffff0100"),
-    "gemm": (dict(ibuf=0x12345, wbuf=0x10, abuf=0xABCDE, m=300, k=16, n=16, acc=1),
+    "gemm": (dict(ibuf=0x12345, wbuf=0x10, abuf=0xABCDE, m=300, k=16, n=16, acc=1, wt=0),
              "204523010100debcca12000111000000"),
     "conv": (dict(ibuf=0, wbuf=64, abuf=128, in_h=10, in_w=12, cin=3, cout=8, acc=0),
              "2100000004008000a000030380000000"),
@@ -62,6 +62,20 @@ GOLDEN = {
               "3c030080000000000000100000000000"),
     "vlut": (dict(dst_buf=3, dst=0, src0_buf=3, src0=0, src1_buf=1, src1=0xFF00, len=512),
              "3d0300c0000010c03f00080000000000"),
+    "vrmax": (dict(dst_buf=2, dst=0x10, src0_buf=0, src0=0x200, rows=4, cols=128),
+              "50420000000200000010000002000000"),
+    "vrsum": (dict(dst_buf=2, dst=5, src0_buf=2, src0=0x100, rows=65535, cols=4095),
+              "511600800001000000fcffff3f000000"),
+    "vrsub": (dict(dst_buf=2, dst=0x400, src0_buf=0, src0=0, src1_buf=2, src1=0x10, rows=4,
+                   cols=128), "52021000000020040010000002000000"),
+    "vrmul": (dict(dst_buf=3, dst=0, src0_buf=2, src0=0x800, src1_buf=2, src1=0x20, rows=8,
+                   cols=64, shift=31), "530300800008200800200000c1070000"),
+    "vexp": (dict(dst_buf=2, dst=0x1000, src0_buf=2, src0=0x400, len=512, in_frac=20,
+                  out_frac=15), "5402408000040000000008d007000000"),
+    "vrecip": (dict(dst_buf=2, dst=7, src0_buf=2, src0=3, len=4, in_frac=15, out_frac=23),
+               "551e008003000000001000bc0b000000"),
+    "vrsqrt": (dict(dst_buf=2, dst=0xFFFFF, src0_buf=1, src0=1, len=1, in_frac=31,
+                    out_frac=31), "56feff7f01000000000400fc0f000000"),
     "signal": (dict(unit=3, sem=31), "40f30100000000000000000000000000"),
     "wait": (dict(unit=1, sem=0), "41010000000000000000000000000000"),
     "barrier": ({}, "42000000000000000000000000000000"),
@@ -136,6 +150,16 @@ def test_golden(mnemonic):
     assert encode_fields(mnemonic, **fields).to_bytes(16, "little") == data
     decoded = decode(data)
     assert decoded.mnemonic == mnemonic and decoded.fields == fields
+
+
+def test_gemm_wt_is_bit_101_and_zero_keeps_every_old_word():
+    """wt took a reserved bit: the golden gemm word (wt = 0) is unchanged, and wt = 1 sets
+    exactly bit 101 (byte 12, 0x20) on top of it."""
+    fields, hex_bytes = GOLDEN["gemm"]
+    data = bytearray(bytes.fromhex(hex_bytes))
+    data[12] |= 0x20
+    assert encode_fields("gemm", **{**fields, "wt": 1}).to_bytes(16, "little") == bytes(data)
+    assert decode(bytes(data)).fields["wt"] == 1
 
 
 def test_enum_names_encode_like_numbers():

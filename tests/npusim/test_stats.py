@@ -102,6 +102,11 @@ def test_every_spec_instruction_runs_in_the_model():
             I("vbias", **b, channels=4),
             I("vmaxpool", **v, in_h=2, in_w=2, channels=2),
             I("vsumpool", **v, in_h=2, in_w=2, channels=2),
+            *[I(op, **v, rows=2, cols=4) for op in ("vrmax", "vrsum")],
+            *[I(op, **v, src1_buf="wbuf", src1=0, rows=2, cols=4)
+              for op in ("vrsub", "vrmul")],
+            *[I(op, **v, len=8) for op in ("vexp", "vrecip", "vrsqrt")],
+            I("gemm", ibuf=0, wbuf=0, abuf=0, m=2, k=4, n=4, wt=1),
             I("signal", unit="vector", sem=1), I("wait", unit="matrix", sem=1),
             I("barrier"), I("gbarrier", id=0), I("halt")]
     assert {i.mnemonic for i in prog} == {i.mnemonic for i in load_spec().instructions}

@@ -104,9 +104,33 @@ def test_vector_rules(hw, length):
     for rule in ("vector_elementwise", "vector_requant"):
         assert timing.RULES[rule](hw, len=length) == formula(rule, len=length, **symbols(hw))
     for ins in SPEC.instructions:
-        if ins.cls == "vector" and ins.format != "pool":
+        if ins.cls == "vector" and ins.format in ("unary", "binary"):
             assert timing.cycles(hw, ins, len=length) == formula(ins.timing, len=length,
                                                                  **symbols(hw)), ins.mnemonic
+
+
+@settings(max_examples=200, deadline=None)
+@given(hw=hw_params, rows=st.integers(1, 65535), cols=st.integers(1, 4095))
+def test_row_rules(hw, rows, cols):
+    """vrmax/vrsum/vrsub/vrmul: rows x cols tiles, from the instruction's own fields."""
+    row_formats = [i for i in SPEC.instructions if i.format in ("rowreduce", "rowbcast")]
+    assert {i.mnemonic for i in row_formats} == {"vrmax", "vrsum", "vrsub", "vrmul"}
+    for ins in row_formats:
+        instr = instruction(ins.mnemonic, rows=rows, cols=cols)
+        assert timing.unit_cycles(hw, instr, {}) == formula(ins.timing, rows=rows, cols=cols,
+                                                            **symbols(hw)), ins.mnemonic
+
+
+def test_transformer_rules_on_npu_tiny():
+    """Hand-computed on npu-tiny (L=4, P=2): a 3 x 10 tile is 3 rows of ceil(10/4) = 3 chunks."""
+    hw = timing.HwParams.from_target(Target.from_string("npu-tiny"))
+    assert (hw.vector_lanes, hw.vector_pipeline) == (4, 2)
+    assert timing.cycles(hw, SPEC.instruction("vrmax"), rows=3, cols=10) == 2 + 9
+    assert timing.cycles(hw, SPEC.instruction("vrsub"), rows=3, cols=10) == 2 + 9
+    assert timing.cycles(hw, SPEC.instruction("vrmul"), rows=3, cols=10) == 2 + 2 + 9
+    assert timing.cycles(hw, SPEC.instruction("vexp"), len=10) == 2 + 5 + 3
+    assert timing.cycles(hw, SPEC.instruction("vrecip"), len=10) == 2 + 7 + 3
+    assert timing.cycles(hw, SPEC.instruction("vrsqrt"), len=10) == 2 + 10 + 3
 
 
 @settings(max_examples=200, deadline=None)
