@@ -39,7 +39,9 @@ module dispatcher #(
     wire is_vector  = op == OP_VADD || op == OP_VSUB || op == OP_VMUL || op == OP_VMAX ||
                       op == OP_VMIN || op == OP_VRELU || op == OP_VCLIP || op == OP_VSHR ||
                       op == OP_VREQUANT || op == OP_VBIAS || op == OP_VMAXPOOL ||
-                      op == OP_VSUMPOOL || op == OP_VCOPY || op == OP_VLUT;
+                      op == OP_VSUMPOOL || op == OP_VCOPY || op == OP_VLUT ||
+                      op == OP_VRMAX || op == OP_VRSUM || op == OP_VRSUB || op == OP_VRMUL ||
+                      op == OP_VEXP || op == OP_VRECIP || op == OP_VRSQRT;
     wire by_field   = op == OP_CFG || op == OP_SIGNAL || op == OP_WAIT;
 
     // the unit enum: matrix = 0, vector = 1, dma<c> = 2 + c; cfg/signal/wait name it in the

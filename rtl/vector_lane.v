@@ -21,7 +21,12 @@ module vector_lane (
     input  wire [5:0]  rq_shift_q,
     input  wire [7:0]  rq_zp,
     input  wire        rq_relu,
-    output wire [31:0] rq_res     // stage 2: sat8(round_shift(prod, shift) + zp), relu at zp
+    output wire [31:0] rq_res,    // stage 2: sat8(round_shift(prod, shift) + zp), relu at zp
+                                  // (vrmul: sat(round_shift(prod, shift)) to the destination)
+    // vexp / vrecip / vrsqrt: Q<in_frac> -> Q<out_frac>, saturated (the unit delays it)
+    input  wire [4:0]  in_frac,
+    input  wire [4:0]  out_frac,
+    output wire [31:0] nl_res
 );
 /* verilator lint_off UNUSEDPARAM */  // the generated header declares every ISA constant
 `include "npu_isa.vh"
@@ -77,7 +82,7 @@ module vector_lane (
     always @* begin
         case (op)
             OP_VADD, OP_VBIAS: res = sat(sa + sb, dst_wide);
-            OP_VSUB:           res = sat(sa - sb, dst_wide);
+            OP_VSUB, OP_VRSUB: res = sat(sa - sb, dst_wide);
             OP_VMUL:           res = sat(prod, dst_wide);
             OP_VMAX:           res = sat((sa > sb) ? sa : sb, dst_wide);
             OP_VMIN:           res = sat((sa < sb) ? sa : sb, dst_wide);
@@ -92,7 +97,119 @@ module vector_lane (
 
     assign rq_prod = prod;
     wire signed [63:0] zp = {{56{rq_zp[7]}}, rq_zp};
-    wire signed [63:0] scaled = round_shift(rq_prod_q, rq_shift_q) + zp;
-    assign rq_res = sat((rq_relu && scaled < zp) ? zp : scaled, 1'b0);
+    wire signed [63:0] rounded = round_shift(rq_prod_q, rq_shift_q);
+    wire signed [63:0] scaled = rounded + zp;
+    assign rq_res = (op == OP_VRMUL) ? sat(rounded, dst_wide)
+                                     : sat((rq_relu && scaled < zp) ? zp : scaled, 1'b0);
+
+    // ---- integer-only exp, 1/x, 1/sqrt(x): isa.semantics.exp_fixed / recip_fixed /
+    // rsqrt_fixed step for step in 64-bit arithmetic (every product fits in 63 bits). The
+    // constants are isa.semantics' (rtl_tests/test_transformer_constants.py checks them).
+    localparam signed [63:0] LOG2E_Q30 = 64'sd1549082005;
+    localparam signed [63:0] EXP_C4 = 64'sd7336377,     EXP_C3 = -64'sd57149796;
+    localparam signed [63:0] EXP_C2 = 64'sd257115629,   EXP_C1 = -64'sd744171517;
+    localparam signed [63:0] EXP_C0 = 64'sd1073741824;
+    localparam signed [63:0] RECIP_A = 64'sd1515870810, RECIP_B = 64'sd505290270;
+    localparam signed [63:0] RSQRT_A0 = 64'sd1357332273, RSQRT_B0 = 64'sd307491271;
+    localparam signed [63:0] RSQRT_A1 = 64'sd959778855,  RSQRT_B1 = 64'sd108714582;
+    localparam signed [63:0] INT32_MAX = 64'sd2147483647;
+
+    // index of the highest set bit of v (< 2^33), 0 for 0: the leading-one detector
+    function [5:0] msb;
+        input [63:0] v;
+        integer k;
+        begin
+            msb = 6'd0;
+            for (k = 0; k < 33; k = k + 1)
+                if (v[k]) msb = k[5:0];
+        end
+    endfunction
+
+    // r * 2^-s of a Q30 result: rounded right shift (s capped at 63), or exact left shift
+    function signed [63:0] shift_out;
+        input signed [63:0] r;
+        input signed [7:0]  s;
+        reg   signed [7:0]  ns;
+        begin
+            ns = -s;
+            if (!s[7]) shift_out = round_shift(r, (s > 8'sd63) ? 6'd63 : s[5:0]);
+            else       shift_out = r <<< ((ns > 8'sd32) ? 6'd32 : ns[5:0]);
+        end
+    endfunction
+
+    function signed [63:0] f_exp;
+        input signed [63:0] x;
+        input        [4:0]  fi;
+        input        [4:0]  fo;
+        reg   signed [63:0] xc, lim, t, g, acc;
+        reg          [6:0]  s;
+        begin
+            xc  = x[63] ? x : 64'sd0;
+            lim = -(64'sd32 <<< fi);
+            if (xc < lim) xc = lim;
+            t   = round_shift(-xc * LOG2E_Q30, {1'b0, fi} + 6'd10);  // -x log2(e), Q20
+            g   = t & 64'sd1048575;
+            acc = EXP_C4;
+            acc = EXP_C3 + round_shift(acc * g, 6'd20);
+            acc = EXP_C2 + round_shift(acc * g, 6'd20);
+            acc = EXP_C1 + round_shift(acc * g, 6'd20);
+            acc = EXP_C0 + round_shift(acc * g, 6'd20);
+            s   = {1'b0, t[25:20]} + 7'd30 - {2'b00, fo};         // z + 30 - out_frac
+            f_exp = round_shift(acc, (s > 7'd63) ? 6'd63 : s[5:0]);
+        end
+    endfunction
+
+    function signed [63:0] f_recip;
+        input signed [63:0] x;
+        input        [4:0]  fi;
+        input        [4:0]  fo;
+        reg   signed [63:0] mag, m, r, y;
+        reg          [5:0]  e;
+        reg   signed [7:0]  s;
+        integer k;
+        begin
+            mag = x[63] ? -x : x;
+            if (mag > INT32_MAX) mag = INT32_MAX;
+            e = msb(mag);
+            m = mag <<< (6'd30 - e);                                // mantissa in [1, 2), Q30
+            r = RECIP_A - round_shift(RECIP_B * m, 6'd30);
+            for (k = 0; k < 3; k = k + 1)
+                r = round_shift(r * ((64'sd2 <<< 30) - round_shift(m * r, 6'd30)), 6'd30);
+            s = $signed({2'b00, e}) + 8'sd30 - $signed({3'b000, fi}) - $signed({3'b000, fo});
+            y = shift_out(r, s);
+            f_recip = (x == 64'sd0) ? INT32_MAX : (x[63] ? -y : y);
+        end
+    endfunction
+
+    function signed [63:0] f_rsqrt;
+        input signed [63:0] x;
+        input        [4:0]  fi;
+        input        [4:0]  fo;
+        reg   signed [63:0] big, m, sa0, sb0, r, r2, t;
+        reg          [5:0]  e;
+        reg   signed [7:0]  s;
+        integer k;
+        begin
+            big = ((x > 64'sd0) ? x : 64'sd1) <<< fi[0];           // an odd in_frac doubles x
+            e   = msb(big) & 6'b111110;
+            m   = big <<< (6'd30 - e);                             // mantissa in [1, 4), Q30
+            sa0 = (m >= (64'sd1 <<< 31)) ? RSQRT_A1 : RSQRT_A0;
+            sb0 = (m >= (64'sd1 <<< 31)) ? RSQRT_B1 : RSQRT_B0;
+            r   = sa0 - round_shift(sb0 * m, 6'd30);
+            for (k = 0; k < 3; k = k + 1) begin
+                r2 = round_shift(r * r, 6'd30);
+                t  = (64'sd3 <<< 30) - round_shift(m * r2, 6'd30);
+                r  = round_shift(r * t, 6'd31);
+            end
+            s = 8'sd30 - $signed({3'b000, fo})
+                - (($signed({3'b000, fi}) + $signed({7'b0000000, fi[0]}) - $signed({2'b00, e}))
+                   >>> 1);
+            f_rsqrt = (x > 64'sd0) ? shift_out(r, s) : INT32_MAX;
+        end
+    endfunction
+
+    assign nl_res = sat(op == OP_VEXP   ? f_exp(sa, in_frac, out_frac) :
+                        op == OP_VRECIP ? f_recip(sa, in_frac, out_frac) :
+                                          f_rsqrt(sa, in_frac, out_frac), dst_wide);
 endmodule
 `default_nettype wire

@@ -2,6 +2,14 @@
 // config registers (written by cfg). Cycle-exact to npusim.timing:
 //   elementwise  P + ceil(len / L)     vrequant  P + 2 + ceil(len / L)
 //   pooling      P + oh*ow*kh*kw*ceil(c / L)     cfg  1
+//   row-wise     P + rows*ceil(cols / L)         vrmul  P + 2 + rows*ceil(cols / L)
+//   vexp / vrecip / vrsqrt   P + 5 / 7 / 10 + ceil(len / L)
+//
+// Row-wise instructions (vrmax, vrsum, vrsub, vrmul) walk a rows x cols tile one row at a
+// time, L elements of the row per token (a row's last token masks its idle lanes); src1[r]
+// is one address all lanes read; a reduction folds its row across the lanes and tokens and
+// writes dst[r] from lane 0 with the row's last token. vrmul takes vrequant's two stages;
+// vexp/vrecip/vrsqrt compute in the lane and then cross a delay line of their extra stages.
 //
 // An issue stage emits one token per cycle (L elements, or for pooling L channels of one
 // window element); tokens cross a P-stage pipeline, then read their operands (combinational
@@ -53,11 +61,15 @@ module vector_unit #(
     // ---------------------------------------------------------------- decode
     wire [7:0] op_in   = `F_OPCODE(instr);
     wire in_pool   = op_in == OP_VMAXPOOL || op_in == OP_VSUMPOOL;
+    // rowbcast shares binary's operand layout (rows where len is), rowreduce unary's
+    // (rtl_tests/test_decode.py); cols sits where vrequant's channels does
     wire in_binary = op_in == OP_VADD || op_in == OP_VSUB || op_in == OP_VMUL ||
                      op_in == OP_VMAX || op_in == OP_VMIN || op_in == OP_VREQUANT ||
-                     op_in == OP_VBIAS || op_in == OP_VLUT;
+                     op_in == OP_VBIAS || op_in == OP_VLUT || op_in == OP_VRSUB ||
+                     op_in == OP_VRMUL;
     wire in_unary  = op_in == OP_VRELU || op_in == OP_VCLIP || op_in == OP_VSHR ||
-                     op_in == OP_VCOPY;
+                     op_in == OP_VCOPY || op_in == OP_VRMAX || op_in == OP_VRSUM ||
+                     op_in == OP_VEXP || op_in == OP_VRECIP || op_in == OP_VRSQRT;
     wire in_cfg    = op_in == OP_CFG;
     wire [7:0] cfg_reg = `F_CFG_REG(instr);
     /* verilator lint_off UNUSEDSIGNAL */  // pool_* registers hold at most 8 bits of it
@@ -97,6 +109,8 @@ module vector_unit #(
     reg [7:0]    zp;
     reg          relu;
     reg [9:0]    in_h, in_w;
+    reg [4:0]    in_frac, out_frac, rm_shift;
+    reg [AW-1:0] dst0;                  // row-wise: dst, where a reduction's dst[r] starts
 
     // pool_* registers (cfg unit=vector), at their spec reset values
     reg [7:0] pool_kh, pool_kw, pool_sh, pool_sw;
@@ -128,17 +142,21 @@ module vector_unit #(
             dst_buf  <= dst_buf_in;
             src0_buf <= src0_buf_in;
             src0     <= src0_in;
+            dst0     <= dst_in;
             if (in_pool) begin
                 in_h <= `F_VMAXPOOL_IN_H(instr);         in_w <= `F_VMAXPOOL_IN_W(instr);
                 channels <= `F_VMAXPOOL_CHANNELS(instr);
             end else if (in_unary) begin
                 lo <= `F_VCLIP_LO(instr);                hi <= `F_VCLIP_HI(instr);
                 shamt <= `F_VSHR_SHIFT(instr);
+                in_frac <= `F_VEXP_IN_FRAC(instr);       out_frac <= `F_VEXP_OUT_FRAC(instr);
+                channels <= `F_VRMAX_COLS(instr);
             end else begin
                 src1_buf <= `F_VADD_SRC1_BUF(instr);     src1 <= `F_VADD_SRC1(instr);
                 // vbias and vrequant place channels identically (rtl_tests/test_decode.py)
                 channels <= `F_VREQUANT_CHANNELS(instr);
                 zp <= `F_VREQUANT_ZP(instr);             relu <= `F_VREQUANT_RELU(instr);
+                rm_shift <= `F_VRMUL_SHIFT(instr);
             end
         end else if (done) begin
             state <= IDLE;
@@ -147,6 +165,13 @@ module vector_unit #(
 
     wire is_pool    = op == OP_VMAXPOOL || op == OP_VSUMPOOL;
     wire is_requant = op == OP_VREQUANT;
+    wire is_two     = is_requant || op == OP_VRMUL;  // the multiply + rounding stages
+    wire is_reduce  = op == OP_VRMAX || op == OP_VRSUM;
+    wire is_row     = is_reduce || op == OP_VRSUB || op == OP_VRMUL;
+    wire is_nl      = op == OP_VEXP || op == OP_VRECIP || op == OP_VRSQRT;
+    // extra stages of vexp / vrecip / vrsqrt (isa.timing EXP/RECIP/RSQRT_EXTRA_STAGES)
+    localparam integer NL_MAX = 10;
+    wire [3:0] nl_stages = op == OP_VEXP ? 4'd5 : op == OP_VRECIP ? 4'd7 : 4'd10;
 
     // channel c of lane l of a chunk whose lane 0 is channel c0: (c0 + l) mod channels,
     // stepped lane by lane so channels < L wraps correctly
@@ -189,14 +214,23 @@ module vector_unit #(
     // pixel index of (iy, ix), meaningful only when pool_inb (both then >= 0)
     wire [AW-1:0] pix = {{(AW-SW){1'b0}}, iy} * in_w + {{(AW-SW){1'b0}}, ix};
 
+    // row-wise walk: rrem rows left, crem elements left of the current row (of `channels`
+    // = cols), row r of the tile
+    reg  [16:0]   rrem;
+    reg  [CW:0]   crem;
+    reg  [AW-1:0] row;
+    wire          row_end = crem <= L_C;
+    wire [AW-1:0] row_step = row_end ? {{(AW-CW-1){1'b0}}, crem} : L_A;
     wire          t_last = is_pool ? (kx_last && ky_last && cb_last && ox_last && oy_last)
+                         : is_row  ? (rrem == 17'd1 && row_end)
                                    : rem <= L_R;
     wire [L-1:0]  t_mask;
     generate
         for (l = 0; l < L; l = l + 1) begin : g_mask
             localparam [CW:0] LC = l;
             localparam [16:0] LR = l;
-            assign t_mask[l] = is_pool ? ({1'b0, cb} + LC < {1'b0, channels}) : (rem > LR);
+            assign t_mask[l] = is_pool ? ({1'b0, cb} + LC < {1'b0, channels})
+                             : is_row  ? (crem > LC) : (rem > LR);
         end
     endgenerate
 
@@ -205,9 +239,14 @@ module vector_unit #(
 
     // token: {last, wr, first, inb, a_addr, b_addr, d_addr, c0, mask}
     localparam integer TW = 4 + 3 * AW + CW + L;
+    // row-wise: wr marks a reduction's row end, first a row's first token; b = src1 + r
+    wire          row_first = crem == {1'b0, channels};
     wire [TW-1:0] tok_in = is_pool
         ? {t_last, kx_last && ky_last, kx == 8'd0 && ky == 8'd0, pool_inb,
            src0 + pix * channels + cb_a, {AW{1'b0}}, d_pix + cb_a, {CW{1'b0}}, t_mask}
+        : is_row
+        ? {t_last, !is_reduce || row_end, row_first, 1'b1, a_ptr, src1 + row,
+           is_reduce ? dst0 + row : d_ptr, {CW{1'b0}}, t_mask}
         : {t_last, 1'b1, 1'b1, 1'b1, a_ptr, b_ptr, d_ptr, c0, t_mask};
 
     always @(posedge clk) begin
@@ -224,12 +263,22 @@ module vector_unit #(
             kx <= 8'd0; ky <= 8'd0; cb <= {CW{1'b0}};
             x0 <= -$signed({10'd0, pool_pl});
             y0 <= -$signed({10'd0, pool_pt});
+            rrem <= {1'b0, `F_VRMAX_ROWS(instr)};
+            crem <= {1'b0, `F_VRMAX_COLS(instr)};
+            row  <= {AW{1'b0}};
         end else if (iss) begin
             if (t_last) iss <= 1'b0;
             rem   <= rem - L_R;
-            a_ptr <= a_ptr + L_A;
+            a_ptr <= a_ptr + (is_row ? row_step : L_A);
             b_ptr <= b_ptr + L_A;
-            d_ptr <= d_ptr + L_A;
+            d_ptr <= d_ptr + (is_row ? row_step : L_A);
+            if (row_end) begin
+                crem <= {1'b0, channels};
+                rrem <= rrem - 17'd1;
+                row  <= row + 1'b1;
+            end else begin
+                crem <= crem - L_C;
+            end
             c0    <= iss_ch[L];
             if (!kx_last) kx <= kx + 1'b1;
             else begin
@@ -298,7 +347,7 @@ module vector_unit #(
     assign rd_c_sel = src1_buf;
 
     reg  [47:0]   pool_acc [0:L-1];
-    wire [L*32-1:0]  res, rq_res;
+    wire [L*32-1:0]  res, rq_res, nl_res;
     wire [L*64-1:0]  rq_prod;
     reg  [L*64-1:0]  s1_prod;
     reg  [L*6-1:0]   s1_shift;
@@ -321,6 +370,7 @@ module vector_unit #(
                 op == OP_VBIAS    ? src1 + ch :
                 op == OP_VREQUANT ? src1 + pair :
                 op == OP_VLUT     ? src1 + entry :
+                is_row            ? r_b :
                                     r_b + LA;
             assign rd_c_addr[AW*l +: AW] = src1 + pair + 1'b1;
 
@@ -331,7 +381,8 @@ module vector_unit #(
                 .res(res[32*l +: 32]),
                 .rq_prod(rq_prod[64*l +: 64]), .rq_prod_q(s1_prod[64*l +: 64]),
                 .rq_shift_q(s1_shift[6*l +: 6]), .rq_zp(zp), .rq_relu(relu),
-                .rq_res(rq_res[32*l +: 32]));
+                .rq_res(rq_res[32*l +: 32]),
+                .in_frac(in_frac), .out_frac(out_frac), .nl_res(nl_res[32*l +: 32]));
 
             always @(posedge clk) if (tok_v && is_pool) pool_acc[l] <= acc_d;
         end
@@ -340,7 +391,7 @@ module vector_unit #(
     // vrequant: stage 1 registers the products and shifts, stage 2 the rounded results
     integer i;
     always @(posedge clk) begin
-        rq_v    <= rst ? 2'b00 : {rq_v[0], tok_v && is_requant};
+        rq_v    <= rst ? 2'b00 : {rq_v[0], tok_v && is_two};
         rq_last <= {rq_last[0], r_last};
         s1_prod <= rq_prod;
         s1_d    <= r_d;
@@ -348,18 +399,67 @@ module vector_unit #(
         s2_res  <= rq_res;
         s2_d    <= s1_d;
         s2_mask <= s1_mask;
-        for (i = 0; i < L; i = i + 1) s1_shift[6*i +: 6] <= rd_c_data[32*i +: 6];
+        for (i = 0; i < L; i = i + 1)
+            s1_shift[6*i +: 6] <= is_requant ? rd_c_data[32*i +: 6] : {1'b0, rm_shift};
     end
 
-    assign final_write = is_requant ? (rq_v[1] && rq_last[1]) : (tok_v && r_last);
-    assign wr_sel  = dst_buf;
-    assign wr_en   = is_requant ? (rq_v[1] ? s2_mask : {L{1'b0}})
-                                : ((tok_v && r_wr) ? r_mask : {L{1'b0}});
+    // vrmax / vrsum: the token's unmasked lanes folded (a chain across lanes), onto the row's
+    // running value unless the token starts a row; 48 bits hold a sum of 4095 int32 values
+    wire signed [47:0] red_id = op == OP_VRMAX ? {1'b1, 47'd0} : 48'sd0;
+    reg  signed [47:0] red_q;
+    wire signed [47:0] red [0:L] /*verilator split_var*/;
+    assign red[0] = r_first ? red_id : red_q;
     generate
-        for (l = 0; l < L; l = l + 1) begin : g_wr
-            assign wr_addr[AW*l +: AW] = (is_requant ? s2_d : r_d) + l;
+        for (l = 0; l < L; l = l + 1) begin : g_red
+            wire signed [47:0] v = {{16{rd_a_data[32*l+31]}}, rd_a_data[32*l +: 32]};
+            assign red[l+1] = !r_mask[l] ? red[l]
+                            : op == OP_VRMAX ? ((v > red[l]) ? v : red[l]) : red[l] + v;
         end
     endgenerate
-    assign wr_data = is_requant ? s2_res : res;
+    always @(posedge clk) if (tok_v && is_reduce) red_q <= red[L];
+    wire signed [63:0] red_wide = {{16{red[L][47]}}, red[L]};
+    wire [31:0] red_res = (dst_buf == BUF_ABUF[1:0])
+        ? ((red_wide > 64'sd2147483647) ? 32'h7FFF_FFFF :
+           (red_wide < -64'sd2147483648) ? 32'h8000_0000 : red_wide[31:0])
+        : ((red_wide > 64'sd127) ? 32'h0000_007F :
+           (red_wide < -64'sd128) ? 32'hFFFF_FF80 : red_wide[31:0]);
+
+    // vexp / vrecip / vrsqrt: the lanes' results cross nl_stages registers before the write
+    reg [L*32-1:0] nl_data [0:NL_MAX-1];
+    reg [AW-1:0]   nl_d    [0:NL_MAX-1];
+    reg [L-1:0]    nl_m    [0:NL_MAX-1];
+    reg [NL_MAX-1:0] nl_v, nl_last;
+    integer j;
+    always @(posedge clk) begin
+        // cleared when an instruction starts: the previous one's results left through its
+        // own tap, and what shifted past it must not look valid at a deeper tap
+        nl_v    <= (rst || take) ? {NL_MAX{1'b0}} : {nl_v[NL_MAX-2:0], tok_v && is_nl};
+        nl_last <= {nl_last[NL_MAX-2:0], r_last};
+        nl_data[0] <= nl_res;
+        nl_d[0]    <= r_d;
+        nl_m[0]    <= r_mask;
+        for (j = 1; j < NL_MAX; j = j + 1) begin
+            nl_data[j] <= nl_data[j-1];
+            nl_d[j]    <= nl_d[j-1];
+            nl_m[j]    <= nl_m[j-1];
+        end
+    end
+    wire [3:0]       nl_tap   = nl_stages - 4'd1;
+    wire             nl_out_v = nl_v[nl_tap];
+
+    assign final_write = is_two ? (rq_v[1] && rq_last[1])
+                       : is_nl  ? (nl_out_v && nl_last[nl_tap]) : (tok_v && r_last);
+    assign wr_sel  = dst_buf;
+    assign wr_en   = is_two    ? (rq_v[1] ? s2_mask : {L{1'b0}})
+                   : is_nl     ? (nl_out_v ? nl_m[nl_tap] : {L{1'b0}})
+                   : is_reduce ? {{(L-1){1'b0}}, tok_v && r_wr}
+                               : ((tok_v && r_wr) ? r_mask : {L{1'b0}});
+    generate
+        for (l = 0; l < L; l = l + 1) begin : g_wr
+            assign wr_addr[AW*l +: AW] = (is_two ? s2_d : is_nl ? nl_d[nl_tap] : r_d) + l;
+        end
+    endgenerate
+    assign wr_data = is_two ? s2_res : is_nl ? nl_data[nl_tap]
+                   : is_reduce ? {{(L*32-32){1'b0}}, red_res} : res;
 endmodule
 `default_nettype wire

@@ -7,7 +7,8 @@ import cocotb
 from isa.codec import encode_fields
 from isa import timing
 from rtl_tests.tb.bench import UnitBench
-from rtl_tests.tb.stim_vector import VectorStim, vector_directed, vector_random
+from rtl_tests.tb.stim_vector import (VectorStim, transformer_directed, transformer_random,
+                                      vector_directed, vector_random)
 
 UNIT = "vector"
 
@@ -26,6 +27,40 @@ async def vector_random_cases(dut):
     bench = await UnitBench.open(dut, UNIT)
     await bench.run_cases(vector_random(bench.rng(2), bench.model.state.sizes, bench.params["L"],
                                         count=40))
+    bench.finish()
+
+
+@cocotb.test()
+async def transformer_directed_cases(dut):
+    """vrmax/vrsum/vrsub/vrmul on rows ending mid-chunk, saturation and ties; vexp/vrecip/
+    vrsqrt of 0, 1, the int32 extremes, negatives and very negative exp inputs."""
+    bench = await UnitBench.open(dut, UNIT)
+    await bench.run_cases(transformer_directed(bench.rng(5), bench.model.state.sizes,
+                                               bench.params["L"]))
+    bench.finish()
+
+
+@cocotb.test()
+async def transformer_random_cases(dut):
+    bench = await UnitBench.open(dut, UNIT)
+    await bench.run_cases(transformer_random(bench.rng(6), bench.model.state.sizes,
+                                             bench.params["L"], count=40))
+    bench.finish()
+
+
+@cocotb.test()
+async def transformer_back_to_back(dut):
+    """Issued without a gap: each of a Softmax-like chain takes exactly its rule, and a
+    delayed (vexp) result never collides with the next instruction's writes."""
+    bench = await UnitBench.open(dut, UNIT)
+    s = VectorStim(bench.rng(7), bench.model.state.sizes)
+    cases = [s.row("vrmax", 2, 5, "abuf", "ibuf"), s.row("vrsub", 2, 5, "abuf", "ibuf", "abuf"),
+             s.op("vexp", 10, "abuf", "abuf", in_frac=4, out_frac=15),
+             s.op("vrsqrt", 3, "abuf", "abuf", in_frac=1, out_frac=9),
+             s.row("vrsum", 2, 5, "abuf", "abuf"), s.op("vrecip", 2, "abuf", "abuf", out_frac=20),
+             s.row("vrmul", 2, 5, "obuf", "abuf", "abuf", shift=7),
+             s.op("vadd", 5, "obuf", "ibuf", "wbuf")]
+    await bench.run_back_to_back(cases)
     bench.finish()
 
 

@@ -10,7 +10,7 @@ from npusim.conformance.case import Builder, tolerant
 from npusim.conformance.gen_dma import load_case
 from npusim.conformance.gen_matrix import conv_case, gemm_case
 from npusim.conformance.gen_vector import (BINARY, i8, i32, pool_case, requant_table,
-                                           vector_case)
+                                           row_case, vector_case)
 
 MAX_LEN = 65535
 
@@ -146,6 +146,31 @@ def _pool_top(t, rng, op, src, dst):
     return b
 
 
+def _transformer_limits(t, rng):
+    n = MAX_LEN
+    for op in ("vrmax", "vrsum", "vrsub", "vrmul"):
+        src1 = ("wbuf", i8(rng, n)) if op in ("vrsub", "vrmul") else None
+        fields = {"shift": 1} if op == "vrmul" else {}
+        dst = "abuf" if op in ("vrmax", "vrsum") else "obuf"
+        yield tolerant(f"limits/{op}-rows-max", lambda op=op, src1=src1, fields=fields, dst=dst:
+                       row_case(f"limits/{op}-rows-max", t, op, i8(rng, n), n, 1, "ibuf", dst,
+                                src1, fields))
+        yield tolerant(f"limits/{op}-cols-max", lambda op=op, fields=fields: row_case(
+            f"limits/{op}-cols-max", t, op, i8(rng, 4095), 1, 4095, "ibuf", "abuf",
+            ("abuf", i32(rng, 1, -99, 99)) if op in ("vrsub", "vrmul") else None, fields))
+        yield tolerant(f"limits/{op}-1x1", lambda op=op, fields=fields: row_case(
+            f"limits/{op}-1x1", t, op, i8(rng, 1), 1, 1, "obuf", "wbuf",
+            ("ibuf", i8(rng, 1)) if op in ("vrsub", "vrmul") else None, fields))
+    for op in ("vexp", "vrecip", "vrsqrt"):
+        yield tolerant(f"limits/{op}-len-max", lambda op=op: vector_case(
+            f"limits/{op}-len-max", t, op, [("abuf", i32(rng, n, -2**20, 2**20))], "ibuf",
+            fields={"in_frac": 12, "out_frac": 4}))
+        yield tolerant(f"limits/{op}-len-1", lambda op=op: vector_case(
+            f"limits/{op}-len-1", t, op, [("ibuf", i8(rng, 1))], "abuf",
+            fields={"in_frac": 2, "out_frac": 20}))
+
+
 def generate(t, rng):
     for gen in (_store_limits, _matrix_limits, _vector_limits):
         yield from gen(t, rng)
+    yield from _transformer_limits(t, rng)  # last: the earlier draws stay as they were

@@ -13,14 +13,16 @@ CONV_REGS = ("kh", "kw", "stride_h", "stride_w", "pad_top", "pad_left", "pad_bot
              "pad_right", "dilation_h", "dilation_w")
 
 
-def gemm_case(name, t, m, k, n, rng, acc_init=None, chain=1, top=False, doc="", a=None, w=None):
+def gemm_case(name, t, m, k, n, rng, acc_init=None, chain=1, top=False, doc="", a=None, w=None,
+              wt=0):
     """gemm m x k x n; acc_init: abuf preloaded (then acc=1); chain: that many gemms in a row,
-    the later ones accumulating onto the first."""
+    the later ones accumulating onto the first; wt=1: the k x n weights are stored transposed
+    (n x k), as K of Q.K^T is."""
     b = Builder(name, t, doc)
     a = rng.integers(-128, 128, (chain, m, k)) if a is None else a
     w = rng.integers(-128, 128, (chain, k, n)) if w is None else w
     ia = b.put("A", a, "ibuf", top=top)
-    iw = b.put("W", w, "wbuf", top=top)
+    iw = b.put("W", np.swapaxes(w, 1, 2) if wt else w, "wbuf", top=top)
     if acc_init is not None:
         ac = b.put("ACC", acc_init, "abuf", top=top)
     else:
@@ -28,7 +30,7 @@ def gemm_case(name, t, m, k, n, rng, acc_init=None, chain=1, top=False, doc="", 
     b.handoff("dma0", "matrix")
     for i in range(chain):
         b.emit("gemm", ibuf=ia + i * m * k, wbuf=iw + i * k * n, abuf=ac, m=m, k=k, n=n,
-               acc=int(acc_init is not None or i > 0))
+               acc=int(acc_init is not None or i > 0), wt=wt)
     b.output("abuf", ac, m * n, src="matrix")
     return b
 
@@ -131,7 +133,24 @@ def _random(t, rng, count=8):
                         int(rng.integers(1, C + 1)), rng, regs, doc="seeded random conv")
 
 
+def _gemm_wt(t, rng):
+    """wt = 1: the stationary tile stored n x k (Q.K^T with K as loaded, tokens x head_dim)."""
+    R, C = t.array_rows, t.array_cols
+    yield gemm_case("gemm/wt-full-array", t, 2 * R, R, C, rng, wt=1,
+                    doc="k = array rows, n = array cols, weights stored transposed")
+    yield gemm_case("gemm/wt-ragged", t, 5, max(1, R - 1), max(1, C - 1), rng, wt=1,
+                    doc="k != n: a transposed read that confuses k and n fails")
+    yield gemm_case("gemm/wt-k-1", t, 3, 1, C, rng, wt=1)
+    yield gemm_case("gemm/wt-n-1", t, 3, R, 1, rng, wt=1)
+    yield gemm_case("gemm/wt-accumulate-chain", t, 3, R, C, rng, chain=2, wt=1)
+    yield gemm_case("gemm/wt-addresses-top", t, 2, R, C, rng, top=True, wt=1)
+    for i in range(4):
+        m, k, n = int(rng.integers(1, 3 * R)), int(rng.integers(1, R + 1)), int(rng.integers(1, C + 1))
+        yield gemm_case(f"gemm/wt-random-{i}", t, m, k, n, rng, wt=1, doc="seeded random")
+
+
 def generate(t, rng):
     yield from _gemm(t, rng)
     yield from _conv(t, rng)
     yield from _random(t, rng)
+    yield from _gemm_wt(t, rng)  # last: the earlier tests' seeded draws stay as they were

@@ -282,9 +282,154 @@ def _random(t, rng, count=6):
                               doc=f"seeded random {op}")
 
 
+# ---------------------------------------------------------------- transformer instructions
+ROWS = ("vrmax", "vrsum", "vrsub", "vrmul")
+REDUCTIONS = ("vrmax", "vrsum")
+NONLINEAR = ("vexp", "vrecip", "vrsqrt")
+
+
+def row_case(name, target, op, tile, rows, cols, src0="ibuf", dst="abuf", src1=None,
+             fields=None, doc="", top=(), dst_top=False):
+    """A rows x cols row-wise instruction: `tile` at src0, src1 = (buf, rows values) for
+    vrsub/vrmul; the result (rows values, or the whole tile) goes to the signature."""
+    b = Builder(name, target, doc)
+    addrs = {"src0": (src0, b.put("TILE", np.asarray(tile).reshape(-1), src0,
+                                  top="src0" in top))}
+    if src1 is not None:
+        addrs["src1"] = (src1[0], b.put("ROWVAL", src1[1], src1[0], top="src1" in top))
+    count = rows if op in REDUCTIONS else rows * cols
+    d = b.alloc(dst, count, top=dst_top)
+    b.handoff("dma0", "vector")
+    b.emit(op, dst=(dst, d), **addrs, rows=rows, cols=cols, **(fields or {}))
+    b.output(dst, d, count, src="vector")
+    return b
+
+
+def _row_src1(op, buf, rng, rows):
+    """Per-row values: row maxima to subtract, or multipliers."""
+    if op == "vrmul" and buf == "abuf":
+        return (buf, i32(rng, rows, -2**16, 2**16))
+    return (buf, data_for(buf, rng, rows))
+
+
+def _rows(t, rng):
+    L = t.vector_lanes
+    for op in ROWS:
+        fields = {"shift": 4} if op == "vrmul" else {}
+        for s0, s1, d in ROTATIONS:
+            rows, cols = int(rng.integers(1, 5)), int(rng.integers(1, 2 * L + 2))
+            src1 = _row_src1(op, s1, rng, rows) if op not in REDUCTIONS else None
+            yield row_case(f"{op}/buffers-{s0}-{s1 if src1 else ''}-{d}".replace("--", "-"), t,
+                           op, data_for(s0, rng, rows * cols), rows, cols, s0, d, src1, fields,
+                           doc=f"{op} from {s0} into {d}")
+        for cols, what in ((1, "cols-1"), (L, "cols-lanes"), (L + 1, "lane-tail"),
+                           (2 * L - 1, "lane-tail-2")):
+            src1 = _row_src1(op, "abuf", rng, 3) if op not in REDUCTIONS else None
+            yield row_case(f"{op}/{what}", t, op, i8(rng, 3 * cols), 3, cols, "ibuf", "abuf",
+                           src1, fields, doc=f"3 rows of {cols} on {L} lanes: rows never share "
+                           "a chunk")
+        n = 2 * L + 1
+        src1 = _row_src1(op, "wbuf", rng, 2) if op not in REDUCTIONS else None
+        yield row_case(f"{op}/addresses-top", t, op, i8(rng, 2 * n), 2, n, "ibuf", "obuf", src1,
+                       fields, top=("src0", "src1"), dst_top=True,
+                       doc="operands ending at the last element of their buffers")
+    neg = np.array([[-5, -128, -1, -7, -3], [-128, -128, -128, -128, -128]])
+    yield row_case("vrmax/all-negative", t, "vrmax", neg, 2, 5, "ibuf", "obuf",
+                   doc="rows of negative values: the max is negative, not 0")
+    yield row_case("vrmax/int32-extremes", t, "vrmax",
+                   np.array([I32[0], I32[1], 0, I32[0], I32[0] + 1, I32[0]]), 2, 3, "abuf", "abuf")
+    yield row_case("vrmax/narrow-int32-to-int8", t, "vrmax",
+                   np.array([300, -5, -300, -400, 100, 7]), 3, 2, "abuf", "obuf",
+                   doc="a row max beyond int8 saturates into an int8 destination")
+    big = np.array([[127] * 6, [-128] * 6, [100, -100, 27, 0, 0, 0]])
+    yield row_case("vrsum/saturate-int8", t, "vrsum", big, 3, 6, "ibuf", "obuf",
+                   doc="the exact row sum saturates once, into int8")
+    yield row_case("vrsum/int8-into-abuf", t, "vrsum", big, 3, 6, "ibuf", "abuf")
+    yield row_case("vrsum/saturate-int32", t, "vrsum",
+                   np.array([I32[1], 5, I32[0], -5, I32[1], I32[0]]), 3, 2, "abuf", "abuf",
+                   doc="int32 row sums beyond int32 saturate (the sum itself is exact)")
+    yield row_case("vrsub/saturate-int8", t, "vrsub", np.array([[127, -128, 5], [-128, 127, 0]]),
+                   2, 3, "ibuf", "obuf", ("wbuf", np.array([-100, 100])))
+    yield row_case("vrsub/saturate-int32", t, "vrsub",
+                   np.array([I32[1], I32[0], 0, I32[0], I32[1], 1]), 2, 3, "abuf", "abuf",
+                   ("abuf", np.array([-7, 9])))
+    ties = np.array([1, 3, 5, -1, -3, -5, 7, -7])
+    for s in (1, 2):
+        yield row_case(f"vrmul/ties-shift-{s}", t, "vrmul", ties, 2, 4, "abuf", "abuf",
+                       ("abuf", np.array([1 << (s - 1), 1 << (s - 1)])), {"shift": s},
+                       doc="round half up of x*m/2^shift: -1.5 -> -1, 1.5 -> 2")
+    yield row_case("vrmul/shift-0", t, "vrmul", i8(rng, 8), 2, 4, "ibuf", "abuf",
+                   ("abuf", np.array([-3, 1000])), {"shift": 0})
+    yield row_case("vrmul/shift-31", t, "vrmul",
+                   np.array([I32[1], I32[0], 1 << 30, -(1 << 30), I32[0], I32[1]]), 3, 2, "abuf",
+                   "abuf", ("abuf", np.array([I32[1], I32[0], 2])), {"shift": 31},
+                   doc="the largest shift of int32 x int32 products")
+    yield row_case("vrmul/saturate", t, "vrmul", np.array([127, -128, 100, -100]), 2, 2, "ibuf",
+                   "obuf", ("abuf", np.array([1000, -1000])), {"shift": 3},
+                   doc="scaled results beyond int8 saturate")
+
+
+def _nonlinear_inputs(op, rng, n):
+    """Inputs spanning each function's domain, with its edge values first."""
+    if op == "vexp":
+        edges = [0, 1, 5, I32[1], -1, I32[0], -(1 << 20), -(40 << 16)]
+        return np.array(edges + list(-i32(rng, n, 0, 20 << 16)))
+    edges = [1, 2, 3, I32[1], I32[0], 0, -1, -2, 1 << 30, 7]
+    return np.array(edges + list(i32(rng, n, -2**31, 2**31 - 1)))
+
+
+def _nonlinear(t, rng):
+    L = t.vector_lanes
+    formats = {"vexp": (16, 15), "vrecip": (8, 20), "vrsqrt": (7, 15)}
+    for op in NONLINEAR:
+        fi, fo = formats[op]
+        fields = {"in_frac": fi, "out_frac": fo}
+        yield vector_case(f"{op}/edges", t, op, [("abuf", _nonlinear_inputs(op, rng, L + 3))],
+                          "abuf", fields=fields, doc=f"{op} of its edge values and a spread")
+        for s0, _, d in ROTATIONS:
+            n = int(rng.integers(1, 4 * L))
+            yield vector_case(f"{op}/buffers-{s0}-{d}", t, op, [(s0, data_for(s0, rng, n))], d,
+                              fields=fields, doc=f"{op} from {s0} into {d}")
+        hi_out = 30 if op == "vexp" else 31
+        for fi, fo in ((0, 0), (31, hi_out), (0, hi_out), (31, 0), (1, 3)):
+            yield vector_case(f"{op}/frac-{fi}-{fo}", t, op,
+                              [("abuf", _nonlinear_inputs(op, rng, 2 * L))], "abuf",
+                              fields={"in_frac": fi, "out_frac": fo},
+                              doc=f"Q{fi} in, Q{fo} out")
+        yield vector_case(f"{op}/into-int8", t, op, [("abuf", _nonlinear_inputs(op, rng, L))],
+                          "obuf", fields={"in_frac": 4, "out_frac": 7},
+                          doc="results saturate into an int8 destination")
+        yield vector_case(f"{op}/addresses-top", t, op, [("abuf", _nonlinear_inputs(op, rng, 2))],
+                          "abuf", fields=fields, top=("src0",), dst_top=True)
+
+
+def _transformer_random(t, rng, count=4):
+    L = t.vector_lanes
+    for op in ROWS:
+        for k in range(count):
+            rows, cols = int(rng.integers(1, 6)), int(rng.integers(1, 3 * L))
+            bufs = [str(v) for v in rng.choice(["ibuf", "wbuf", "abuf", "obuf"], 3)]
+            src1 = _row_src1(op, bufs[1], rng, rows) if op not in REDUCTIONS else None
+            fields = {"shift": int(rng.integers(0, 32))} if op == "vrmul" else {}
+            yield row_case(f"{op}/random-{k}", t, op, data_for(bufs[0], rng, rows * cols), rows,
+                           cols, bufs[0], bufs[2], src1, fields, doc=f"seeded random {op}")
+    for op in NONLINEAR:
+        for k in range(count):
+            n = int(rng.integers(1, 6 * L))
+            fields = {"in_frac": int(rng.integers(0, 32)),
+                      "out_frac": int(rng.integers(0, 31 if op == "vexp" else 32))}
+            dst = str(rng.choice(["ibuf", "abuf", "obuf"]))
+            yield vector_case(f"{op}/random-{k}", t, op, [("abuf", _nonlinear_inputs(op, rng, n))],
+                              dst, fields=fields, doc=f"seeded random {op}")
+
+
 def generate(t, rng):
     for gen in (_binary, _unary, _bias, _requant, _lut, _pool, _random):
         yield from gen(t, rng)
+    # after the existing generators, so their seeded draws (and their tests) stay as they were
+    for gen in (_rows, _nonlinear, _transformer_random):
+        yield from gen(t, rng)
 
 
-__all__ = ["generate", "vector_case", "pool_case", "requant_table"]
+__all__ = ["generate", "vector_case", "pool_case", "requant_table", "row_case", "ROWS",
+           "NONLINEAR"]

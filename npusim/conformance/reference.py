@@ -263,7 +263,10 @@ class Reference:
         f = instr.fields
         m, k, n = f["m"], f["k"], f["n"]
         a = self._read(st, "ibuf", f["ibuf"], m * k, "gemm ibuf").reshape(m, k)
-        w = self._read(st, "wbuf", f["wbuf"], k * n, "gemm wbuf").reshape(k, n)
+        w = self._read(st, "wbuf", f["wbuf"], k * n, "gemm wbuf")
+        # wt = 1: stored n x k, used transposed
+        w = w.reshape(n, k).T if f["wt"] else w.reshape(k, n)
+        self.corner(instr, "transposed_ragged", f["wt"] and k != n)
         acc = self._read(st, "abuf", f["abuf"], m * n, "gemm abuf").reshape(m, n) \
             if f["acc"] else None
         exact = a.astype(np.int64) @ w.astype(np.int64) + (0 if acc is None else acc)
@@ -416,6 +419,84 @@ class Reference:
         self.corner(instr, "index_max", a == 127)
         out = semantics.saturate(semantics.lut(a, d["src1"]), self.dtypes[names["dst"]])
         self._write(st, names["dst"], f["dst"], out, ident)
+
+    # ---- transformer: row-wise and non-linear -----------------------------------------------
+
+    def _row_operands(self, st, instr, regs):
+        names, d = self._operands(st, instr, regs)
+        f = instr.fields
+        tile = d["src0"].astype(np.int64).reshape(f["rows"], f["cols"])
+        return names, d, tile
+
+    def _vrmax(self, st, ident, instr, regs):
+        f = instr.fields
+        names, d, tile = self._row_operands(st, instr, regs)
+        dt = self.dtypes[names["dst"]]
+        exact = tile.max(axis=1)
+        self.corner(instr, "negative", exact < 0)
+        self.corner(instr, "narrow_sat", (exact > np.iinfo(dt).max) | (exact < np.iinfo(dt).min))
+        self.corner(instr, "wide_dst", names["dst"] == "abuf")
+        self._write(st, names["dst"], f["dst"],
+                    semantics.row_max(d["src0"], f["rows"], f["cols"], dt), ident)
+
+    def _vrsum(self, st, ident, instr, regs):
+        f = instr.fields
+        names, d, tile = self._row_operands(st, instr, regs)
+        dt = self.dtypes[names["dst"]]
+        self._sat_corners(instr, tile.sum(axis=1), dt)
+        self.corner(instr, "wide_dst", names["dst"] == "abuf")
+        self._write(st, names["dst"], f["dst"],
+                    semantics.row_sum(d["src0"], f["rows"], f["cols"], dt), ident)
+
+    def _vrsub(self, st, ident, instr, regs):
+        f = instr.fields
+        names, d, tile = self._row_operands(st, instr, regs)
+        dt = self.dtypes[names["dst"]]
+        self._sat_corners(instr, tile - d["src1"].astype(np.int64)[:, None], dt)
+        self._write(st, names["dst"], f["dst"],
+                    semantics.row_sub(d["src0"], d["src1"], f["rows"], f["cols"], dt), ident)
+
+    def _vrmul(self, st, ident, instr, regs):
+        f = instr.fields
+        names, d, tile = self._row_operands(st, instr, regs)
+        dt = self.dtypes[names["dst"]]
+        prod = tile * d["src1"].astype(np.int64)[:, None]
+        self._ties(instr, prod, f["shift"])
+        self._sat_corners(instr, semantics.round_shift(prod, f["shift"]), dt)
+        self._write(st, names["dst"], f["dst"], semantics.row_mul(
+            d["src0"], d["src1"], f["shift"], f["rows"], f["cols"], dt), ident)
+
+    def _vexp(self, st, ident, instr, regs):
+        f = instr.fields
+        names, d = self._operands(st, instr, regs)
+        dt, a = self.dtypes[names["dst"]], d["src0"].astype(np.int64)
+        y = semantics.exp_fixed(a, f["in_frac"], f["out_frac"])
+        self.corner(instr, "positive_clamp", a > 0)
+        self.corner(instr, "underflow", (a < 0) & (y == 0))
+        self.corner(instr, "exact_one", y == 1 << f["out_frac"])
+        self.corner(instr, "narrow_sat", y > np.iinfo(dt).max)
+        self._write(st, names["dst"], f["dst"], semantics.saturate(y, dt), ident)
+
+    def _vrecip(self, st, ident, instr, regs):
+        f = instr.fields
+        names, d = self._operands(st, instr, regs)
+        dt, a = self.dtypes[names["dst"]], d["src0"].astype(np.int64)
+        y = semantics.recip_fixed(a, f["in_frac"], f["out_frac"])
+        self.corner(instr, "zero", a == 0)
+        self.corner(instr, "negative", a < 0)
+        self.corner(instr, "power_of_two", (a > 0) & ((a & (a - 1)) == 0))
+        self._sat_corners(instr, y, dt)
+        self._write(st, names["dst"], f["dst"], semantics.saturate(y, dt), ident)
+
+    def _vrsqrt(self, st, ident, instr, regs):
+        f = instr.fields
+        names, d = self._operands(st, instr, regs)
+        dt, a = self.dtypes[names["dst"]], d["src0"].astype(np.int64)
+        y = semantics.rsqrt_fixed(a, f["in_frac"], f["out_frac"])
+        self.corner(instr, "non_positive", a <= 0)
+        self.corner(instr, "odd_in_frac", f["in_frac"] % 2 == 1)
+        self.corner(instr, "sat_hi", y > np.iinfo(dt).max)
+        self._write(st, names["dst"], f["dst"], semantics.saturate(y, dt), ident)
 
     def _pool(self, st, ident, instr, regs):
         f, m = instr.fields, instr.mnemonic

@@ -13,6 +13,15 @@ BUFS = load_spec().buffer_names  # ibuf, wbuf, abuf, obuf
 INT8_BUFS = tuple(b for b, t in load_spec().elem_types("int8").items() if t == "int8")
 BINARY = ("vadd", "vsub", "vmul", "vmax", "vmin")
 UNARY = ("vrelu", "vclip", "vshr", "vcopy")
+REDUCTIONS = ("vrmax", "vrsum")
+ROWS = REDUCTIONS + ("vrsub", "vrmul")
+NONLINEAR = ("vexp", "vrecip", "vrsqrt")
+M32 = [2**31 - 1, -(2**31), 2**31 - 2, -(2**31) + 1, 1, -1, 0, 2]
+# each function's edge inputs: exp of 0, positives (clamped), very negative (underflow);
+# 1/x and 1/sqrt(x) of 0, 1, the extremes, negatives and powers of two
+NL_EDGES = {"vexp": [0, 1, 2**31 - 1, -1, -(2**31), -(40 << 16), -(1 << 16), -(1 << 20)],
+            "vrecip": [1, 2, 3, 2**31 - 1, -(2**31), 0, -1, 1 << 30],
+            "vrsqrt": [1, 2, 3, 2**31 - 1, -(2**31), 0, -7, 1 << 30]}
 POOL_REGS = ("pool_kh", "pool_kw", "pool_stride_h", "pool_stride_w",
              "pool_pad_top", "pool_pad_left", "pool_pad_bottom", "pool_pad_right")
 
@@ -90,6 +99,26 @@ class VectorStim:
                           f"{mnemonic} {in_h}x{in_w}x{c} k={kernel} s={stride} p={pads}"))
         return cases
 
+    def row(self, mnemonic: str, rows: int, cols: int, dst_buf: str, src0_buf: str,
+            src1_buf: str | None = None, a=None, b=None, **fields) -> Case:
+        """A row-wise instruction on a rows x cols tile; src1 holds rows per-row values."""
+        taken: dict = {}
+        n = rows * cols
+        out = rows if mnemonic in REDUCTIONS else n
+        src0 = self._place(taken, src0_buf, n)
+        dst = self._place(taken, dst_buf, out)
+        a = mixed(self.rng, src0_buf, n) if a is None else np.asarray(a)
+        pokes = [(src0_buf, src0, a)]
+        if src1_buf is not None:
+            src1 = self._place(taken, src1_buf, rows)
+            b = mixed(self.rng, src1_buf, rows) if b is None else np.asarray(b)
+            pokes.append((src1_buf, src1, b))
+            fields.update(src1_buf=src1_buf, src1=src1)
+        word = encode_fields(mnemonic, dst_buf=dst_buf, dst=dst, src0_buf=src0_buf, src0=src0,
+                             rows=rows, cols=cols, **fields)
+        return Case(word, pokes, [guarded(dst_buf, dst, out, self.sizes[dst_buf])],
+                    f"{mnemonic} {rows}x{cols} {src0_buf}->{dst_buf}")
+
     def lut(self, n: int, dst_buf: str, src0_buf: str, table_buf: str, a=None) -> Case:
         return self.op("vlut", n, dst_buf, src0_buf, table_buf, a=a,
                        b=ints(self.rng, 256, INT8), src1_count=256)
@@ -149,6 +178,59 @@ def vector_directed(rng, sizes: dict, lanes: int) -> list[Case]:
     cases += s.pool("vsumpool", 4, 6, L + 1, (2, 3), (2, 1), (1, 0, 1, 2), "obuf", "abuf")
     cases += s.pool("vmaxpool", 3, 3, 1, (1, 1), (1, 1), (2, 1, 0, 0), "ibuf", "wbuf")  # all-pad rows
     cases += s.pool("vsumpool", 3, 4, 2, (1, 1), (2, 3), (2, 1, 1, 0), "obuf", "ibuf")
+    return cases
+
+
+def transformer_directed(rng, sizes: dict, lanes: int) -> list[Case]:
+    """Row-wise and non-linear instructions at their corners: rows that end mid-chunk, cols of
+    1, L and L + 1, saturation both ways, rounding ties, exp/1/x/1/sqrt of their edge values."""
+    s = VectorStim(rng, sizes)
+    L = lanes
+    neg = -np.arange(1, 3 * (L + 1) + 1)
+    cases = [
+        s.row("vrmax", 3, L + 1, "abuf", "ibuf"),
+        s.row("vrmax", 3, L + 1, "obuf", "ibuf", a=neg),                   # negative maxima
+        s.row("vrmax", 2, 4, "obuf", "abuf", a=M32),                       # int32 -> int8 sat
+        s.row("vrmax", 2 * L + 1, 1, "abuf", "abuf"),                      # cols = 1
+        s.row("vrsum", 3, L, "obuf", "ibuf", a=np.resize([127, -128], 3 * L)),
+        s.row("vrsum", 2, 4, "abuf", "abuf", a=[2**31 - 1] * 4 + [-(2**31)] * 4),  # int32 sat
+        s.row("vrsum", 2, 2 * L + 3, "abuf", "wbuf"),
+        s.row("vrsub", 3, L + 1, "obuf", "ibuf", "wbuf"),
+        s.row("vrsub", 2, 4, "abuf", "abuf", "abuf", a=M32, b=[5, -5]),
+        s.row("vrmul", 2, 8, "abuf", "abuf", "abuf",
+              a=np.clip(ties(1)[:16], -(2**31), 2**31 - 1), b=[1, -1], shift=1),  # ties
+        s.row("vrmul", 2, 4, "abuf", "abuf", "abuf", a=M32, b=[2**31 - 1, -(2**31)], shift=31),
+        s.row("vrmul", 3, L + 2, "obuf", "ibuf", "abuf", shift=0),
+        s.row("vrmul", 1, 2 * L - 1, "ibuf", "wbuf", "obuf", shift=5),
+    ]
+    formats = {"vexp": [(16, 15), (0, 30), (31, 30), (0, 0), (20, 7)],
+               "vrecip": [(0, 30), (0, 0), (31, 31), (15, 23), (4, 2)],
+               "vrsqrt": [(0, 30), (1, 15), (31, 31), (0, 0), (4, 20)]}
+    for op in NONLINEAR:
+        for fi, fo in formats[op]:
+            cases.append(s.op(op, len(NL_EDGES[op]), "abuf", "abuf", a=NL_EDGES[op],
+                              in_frac=fi, out_frac=fo))
+        cases.append(s.op(op, 2 * L + 1, "obuf", "abuf", in_frac=8, out_frac=4))  # int8 dst
+        cases.append(s.op(op, L + 1, "abuf", "ibuf", in_frac=3, out_frac=20))     # int8 src
+    return cases
+
+
+def transformer_random(rng, sizes: dict, lanes: int, count: int) -> list[Case]:
+    s = VectorStim(rng, sizes)
+    cases: list[Case] = []
+    for _ in range(count):
+        mn = str(rng.choice(ROWS + NONLINEAR))
+        dst, s0, s1 = (str(b) for b in rng.choice(BUFS, size=3))
+        if mn in ROWS:
+            rows, cols = int(rng.integers(1, 5)), int(rng.integers(1, 3 * lanes + 2))
+            extra = {"shift": int(rng.integers(0, 32))} if mn == "vrmul" else {}
+            cases.append(s.row(mn, rows, cols, dst, s0, None if mn in REDUCTIONS else s1,
+                               **extra))
+        else:
+            n = int(rng.integers(1, 4 * lanes + 1))
+            a = np.where(rng.random(n) < 0.5, -np.abs(mixed(rng, s0, n)), mixed(rng, s0, n))
+            cases.append(s.op(mn, n, dst, s0, a=a, in_frac=int(rng.integers(0, 32)),
+                              out_frac=int(rng.integers(0, 31 if mn == "vexp" else 32))))
     return cases
 
 

@@ -160,6 +160,44 @@ class VectorLaneOffByOne(_Mutant):
             stack.enter_context(_handler(op, wrap))
 
 
+class TransposeIgnored(_Mutant):
+    """gemm ignores wt=1 and reads the stored n x k tile as k x n."""
+
+    name = "mutant-transpose-ignored"
+
+    def patches(self, stack):
+        def wrap(original):
+            def handler(instr, state, dram, timing_only):
+                if instr.fields["wt"]:
+                    instr = Instruction(instr.spec, {**instr.fields, "wt": 0})
+                return original(instr, state, dram, timing_only)
+            return handler
+        stack.enter_context(_handler("gemm", wrap))
+
+
+class _TruncatingRowMul:
+    """isa.semantics with vrmul's shift truncating (floor) instead of rounding half up."""
+
+    def __getattr__(self, name):
+        return getattr(semantics, name)
+
+    @staticmethod
+    def row_mul(a, v, shift, rows, cols, dtype):
+        prod = a.astype(np.int64).reshape(rows, cols) * v.astype(np.int64)[:rows, None]
+        return semantics.saturate(np.right_shift(prod, shift).reshape(-1), dtype)
+
+
+class RowMulTruncates(_Mutant):
+    """vrmul floors its shift instead of rounding half up."""
+
+    name = "mutant-rowmul-truncates"
+
+    def patches(self, stack):
+        old = exec_vector.semantics
+        exec_vector.semantics = _TruncatingRowMul()
+        stack.callback(setattr, exec_vector, "semantics", old)
+
+
 class CycleRulePlusOne(TimingDut):
     """The elementwise vector rule takes one cycle more than the spec says."""
 
@@ -177,4 +215,5 @@ class CycleRulePlusOne(TimingDut):
 # mutant -> (what its diff must name: a mnemonic, and whether it is a timing diff)
 MUTANTS = {RequantHalfDown: ("vrequant", False), DroppedPadRow: ("load", False),
            AccumulateAsOverwrite: (("gemm", "conv"), False), WaitDoesNotBlock: (None, False),
-           VectorLaneOffByOne: (None, False), CycleRulePlusOne: ("vadd", True)}
+           VectorLaneOffByOne: (None, False), CycleRulePlusOne: ("vadd", True),
+           TransposeIgnored: ("gemm", False), RowMulTruncates: ("vrmul", False)}
