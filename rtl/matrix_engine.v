@@ -3,7 +3,9 @@
 //
 // Memory lanes are combinational simple-memory reads (see buffer_mem); lane r of the IBUF
 // port reads ibuf + i*k + r, lane c of the WBUF port wbuf + j*n + c, lane c of the ABUF
-// ports abuf + i*n + c (row-major tiles, as the ISA defines them).
+// ports abuf + i*n + c (row-major tiles, as the ISA defines them). With wt = 1 the weight
+// tile is stored n x k: preload step j takes column j of it, lane c reading wbuf + c*k + j
+// (the same k steps of n values, so the same cycles).
 `default_nettype none
 module matrix_engine #(
     parameter integer R  = 4,
@@ -53,6 +55,7 @@ module matrix_engine #(
     reg [KW-1:0] k_r;
     reg [GEMM_N_W-1:0] n_r;
     reg acc_r;
+    reg wt_r;
 
     wire          w_req, a_req, out_valid;
     wire [C*32-1:0] out_data;
@@ -64,19 +67,21 @@ module matrix_engine #(
     wire [KW+GEMM_N_W-1:0] k_last_n = k_last * n_in;  // (k-1)*n, full width
     wire [AW-1:0] last_row_off = {{(AW-KW-GEMM_N_W){1'b0}}, k_last_n};
     wire [AW-1:0] k_step = {{(AW-KW){1'b0}}, k_r};
+    wire          wt_in  = `F_GEMM_WT(instr);
     wire [AW-1:0] n_step = {{(AW-GEMM_N_W){1'b0}}, n_r};
 
     always @(posedge clk) begin
         if (take && is_gemm) begin
             a_ptr <= `F_GEMM_IBUF(instr);
             // weight rows are fed bottom-up, so the pointer starts at row k-1 and walks back
-            w_ptr <= `F_GEMM_WBUF(instr) + last_row_off;
+            w_ptr <= `F_GEMM_WBUF(instr) + (wt_in ? {{(AW-KW){1'b0}}, k_last} : last_row_off);
+            wt_r  <= wt_in;
             o_ptr <= `F_GEMM_ABUF(instr);
             k_r   <= k_in;
             n_r   <= n_in;
             acc_r <= `F_GEMM_ACC(instr);
         end else begin
-            if (w_req) w_ptr <= w_ptr - n_step;
+            if (w_req) w_ptr <= w_ptr - (wt_r ? {{(AW-1){1'b0}}, 1'b1} : n_step);
             if (a_req) a_ptr <= a_ptr + k_step;
             if (out_valid) o_ptr <= o_ptr + n_step;
         end
@@ -90,7 +95,8 @@ module matrix_engine #(
         for (i = 0; i < C; i = i + 1) begin : g_col
             wire used = i < n_r;
             wire [31:0] sum = out_data[32*i +: 32];
-            assign wbuf_addr[AW*i +: AW]    = w_ptr + i;
+            localparam [AW-1:0] LANE = i;
+            assign wbuf_addr[AW*i +: AW]    = w_ptr + (wt_r ? LANE * k_step : LANE);
             // columns >= n load zero weights: their sums are never written anyway
             assign w_bytes[8*i +: 8]        = used ? wbuf_data[8*i +: 8] : 8'd0;
             assign abuf_rd_addr[AW*i +: AW] = o_ptr + i;

@@ -8,7 +8,7 @@ from cocotb.triggers import ReadOnly
 from isa.codec import encode_fields
 from isa import timing
 from rtl_tests.tb.bench import UnitBench
-from rtl_tests.tb.stim_matrix import gemm_case, gemm_directed, gemm_random
+from rtl_tests.tb.stim_matrix import gemm_case, gemm_directed, gemm_random, gemm_wt_cases
 
 UNIT = "matrix"
 
@@ -31,6 +31,27 @@ async def gemm_random_cases(dut):
     bench = await UnitBench.open(dut, UNIT)
     sizes, R, C = _geometry(bench)
     await bench.run_cases(gemm_random(bench.rng(2), sizes, R, C, count=30))
+    bench.finish()
+
+
+@cocotb.test()
+async def gemm_transposed_cases(dut):
+    """wt = 1 (the stationary tile stored n x k, as K of Q.K^T): results and matrix_gemm cycles
+    as for wt = 0, on square, ragged, k = 1, n = 1 and random shapes."""
+    bench = await UnitBench.open(dut, UNIT)
+    sizes, R, C = _geometry(bench)
+    await bench.run_cases(gemm_wt_cases(bench.rng(5), sizes, R, C, count=12))
+    bench.finish()
+
+
+@cocotb.test()
+async def gemm_transposed_back_to_back(dut):
+    """wt = 1 and wt = 0 alternating without a gap: the mode is latched per instruction."""
+    bench = await UnitBench.open(dut, UNIT)
+    sizes, R, C = _geometry(bench)
+    rng = bench.rng(6)
+    await bench.run_back_to_back([gemm_case(rng, sizes, 2 + i, R, max(1, C - 1), i % 2, wt=1 - i % 2)
+                                  for i in range(4)])
     bench.finish()
 
 

@@ -51,6 +51,12 @@ def _gemm_requant(rng, program: Program) -> dict:
     return {"A": _int8(rng, (8, 4)), "W": _int8(rng, (4, 4)), "RQ": _requant_table(rng, 4)}
 
 
+def _attention(rng, program: Program) -> dict:
+    """Q, K, V int8 and the Softmax's per-row scale 2^32 / 256 (docs/transformer.md)."""
+    return {"Q": _int8(rng, (4, 4)), "K": _int8(rng, (4, 4)), "V": _int8(rng, (4, 4)),
+            "SX": np.full(4, 1 << 24, dtype=np.int32)}
+
+
 def _conv(rng, program: Program) -> dict:
     cout = program.tensors["B"].shape[0]
     return {"X": _int8(rng, program.tensors["X"].shape),
@@ -122,6 +128,9 @@ PROGRAMS = {p.name: p for p in [
                "the npu-edge example unchanged (one DMA channel, vector only) run on npu-tiny"),
     AsmProgram("tiny_shared_semaphore", _tensors_int8("X", "W"),
                "two units blocked on one semaphore: the longer waiter is released first"),
+    AsmProgram("tiny_attention", _attention,
+               "one attention head: Q.K^T with gemm wt=1, integer Softmax (vrmax, vrsub, vrmul, "
+               "vexp, vrsum, vrecip), P.V"),
     CompiledConvLayer(),
 ]}
 

@@ -6,14 +6,15 @@ from isa.codec import encode_fields
 from rtl_tests.tb.stimulus import INT8, INT32, Case, guarded, ints, place
 
 def gemm_case(rng, sizes: dict, m: int, k: int, n: int, acc: int, fill: str = "random",
-              acc_fill: str = "random", addrs: tuple | None = None) -> Case:
+              acc_fill: str = "random", addrs: tuple | None = None, wt: int = 0) -> Case:
+    """wt=1: the weight tile is read as stored n x k (transposed)."""
     ia, wa, aa = addrs or (place(rng, sizes["ibuf"], m * k), place(rng, sizes["wbuf"], k * n),
                            place(rng, sizes["abuf"], m * n))
-    word = encode_fields("gemm", ibuf=ia, wbuf=wa, abuf=aa, m=m, k=k, n=n, acc=acc)
+    word = encode_fields("gemm", ibuf=ia, wbuf=wa, abuf=aa, m=m, k=k, n=n, acc=acc, wt=wt)
     pokes = [("ibuf", ia, ints(rng, m * k, INT8, fill)), ("wbuf", wa, ints(rng, k * n, INT8, fill)),
              ("abuf", aa, ints(rng, m * n, INT32, acc_fill))]
     return Case(word, pokes, [guarded("abuf", aa, m * n, sizes["abuf"])],
-                f"gemm m={m} k={k} n={n} acc={acc} {fill}/{acc_fill}")
+                f"gemm m={m} k={k} n={n} acc={acc} wt={wt} {fill}/{acc_fill}")
 
 
 def gemm_directed(rng, sizes: dict, rows: int, cols: int) -> list[Case]:
@@ -35,3 +36,19 @@ def gemm_random(rng, sizes: dict, rows: int, cols: int, count: int) -> list[Case
     return [gemm_case(rng, sizes, int(rng.integers(1, 3 * rows + 1)), int(rng.integers(1, rows + 1)),
                       int(rng.integers(1, cols + 1)), int(rng.integers(0, 2)))
             for _ in range(count)]
+
+
+def gemm_wt_cases(rng, sizes: dict, rows: int, cols: int, count: int) -> list[Case]:
+    """wt = 1: square, ragged (k != n, so a k/n mix-up shows), k = 1, n = 1, the full array,
+    then seeded random shapes."""
+    R, C = rows, cols
+    cases = [gemm_case(rng, sizes, 1, 1, 1, 0, wt=1),
+             gemm_case(rng, sizes, 2 * R + 1, R, C, 0, wt=1),
+             gemm_case(rng, sizes, 5, max(1, R - 1), max(1, C - 2), 1, wt=1),
+             gemm_case(rng, sizes, 4, 1, C, 0, wt=1),
+             gemm_case(rng, sizes, 3, R, 1, 1, wt=1),
+             gemm_case(rng, sizes, 4, R, C, 1, fill="min", acc_fill="max", wt=1)]
+    cases += [gemm_case(rng, sizes, int(rng.integers(1, 3 * rows + 1)),
+                        int(rng.integers(1, rows + 1)), int(rng.integers(1, cols + 1)),
+                        int(rng.integers(0, 2)), wt=1) for _ in range(count)]
+    return cases

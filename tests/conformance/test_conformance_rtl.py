@@ -17,7 +17,10 @@ RTL_SUBSET = ("load/pad*,load/3d,store/3d,store/stride-gap,gemm/full-array,gemm/
               "vmul/saturate-int8,vrequant/ties*,vrequant/zp-128-relu1,vshr/ties*,vclip/lo-above-hi,"
               "vbias/channels-wrap,vlut/index-ends,vmaxpool/pad-all-negative,vsumpool/2x2-stride-2,"
               "sync/wait-blocks-*,sync/semaphore-counts,sync/every-unit,sync/gbarrier-one-core,"
-              "sync/barrier-orders-dram,control/nop")
+              "sync/barrier-orders-dram,control/nop,"
+              # the transformer instructions
+              "gemm/wt-ragged,vrmax/lane-tail,vrsum/saturate-int32,vrsub/saturate-int8,"
+              "vrmul/ties*,vexp/edges,vrecip/edges,vrsqrt/edges")
 
 
 @pytest.mark.skipif(shutil.which("iverilog") is None or shutil.which("vvp") is None,

@@ -177,3 +177,16 @@ def test_timing_only_gives_identical_cycles_and_trace(path):
     assert fast.units == full.units
     cols = ["core", "unit", "index", "start", "end", "bytes", "macs"]
     assert fast.trace[cols].equals(full.trace[cols])
+
+
+def test_tiny_attention_matches_numpy():
+    """Q.K^T (gemm wt=1), the integer Softmax of docs/transformer.md, P.V: P within one Q7 LSB
+    of float softmax(S / 256), O exactly P @ V of the P it produced."""
+    q, k, v = int8(4, 4), int8(4, 4), int8(4, 4)
+    res = run("tiny_attention.s", dict(Q=q, K=k, V=v, SX=np.full(4, 1 << 24, np.int32)))
+    s = matmul(q, k.T) / 256.0
+    p = np.exp(s - s.max(axis=1, keepdims=True))
+    p = np.minimum(p / p.sum(axis=1, keepdims=True) * 128, 127)
+    got = res.output("P")
+    assert np.abs(got - p).max() <= 1.0
+    assert np.array_equal(res.output("O"), matmul(got, v).astype(np.int32))
