@@ -130,3 +130,24 @@ def test_softmax_sequence_trace_is_exact():
     starts = [1 + sum(lengths[:i]) for i in range(7)]
     assert spans == [(m, s, s + n) for m, s, n in zip(
         ["vrmax", "vrsub", "vrmul", "vexp", "vrsum", "vrecip", "vrmul"], starts, lengths)]
+
+
+def test_fp16_mode_computes_the_ieee_versions():
+    st = CoreState("npu-tiny -dtype=fp16")
+    put(st, "ibuf", 0, [1.0, -2.0, 0.5, 4.0])
+    execute(rowop("vrmax", 2, 2, dst=("abuf", 0)), st, None)
+    assert get(st, "abuf", 0, 2) == [1.0, 4.0]
+    execute(rowop("vrsub", 2, 2, dst=("abuf", 4), src1=("abuf", 0)), st, None)
+    assert get(st, "abuf", 4, 4) == [0.0, -3.0, -3.5, 0.0]
+    execute(I("vexp", dst_buf="abuf", dst=8, src0_buf="abuf", src0=4, len=4, in_frac=9,
+              out_frac=3), st, None)  # the fractional fields are ignored
+    assert np.allclose(get(st, "abuf", 8, 4), np.exp([0.0, -3.0, -3.5, 0.0]), rtol=1e-6)
+    execute(rowop("vrsum", 2, 2, dst=("abuf", 12), src0=("abuf", 8)), st, None)
+    execute(I("vrecip", dst_buf="abuf", dst=14, src0_buf="abuf", src0=12, len=2), st, None)
+    execute(rowop("vrmul", 2, 2, dst=("obuf", 0), src0=("abuf", 8), src1=("abuf", 14),
+                  shift=5), st, None)
+    p = np.exp([[0.0, -3.0], [-3.5, 0.0]])
+    assert np.allclose(get(st, "obuf", 0, 4), (p / p.sum(axis=1, keepdims=True)).reshape(-1),
+                       rtol=1e-3)
+    execute(I("vrsqrt", dst_buf="abuf", dst=20, src0_buf="ibuf", src0=3, len=1), st, None)
+    assert get(st, "abuf", 20, 1) == [0.5]
