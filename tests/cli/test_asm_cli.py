@@ -60,7 +60,8 @@ def test_assembly_errors_one_per_line_exit_2(capsys, tmp_path):
         "(array_rows of npu-edge)",
         f"{src}:3:1: error: unknown mnemonic 'foo'; known: nop, halt, cfg, load, store, gemm, "
         "conv, vadd, vsub, vmul, vmax, vmin, vrelu, vclip, vshr, vrequant, vbias, vmaxpool, "
-        "vsumpool, vcopy, vlut, signal, wait, barrier, gbarrier"]
+        "vsumpool, vcopy, vlut, vrmax, vrsum, vrsub, vrmul, vexp, vrecip, vrsqrt, signal, wait, "
+        "barrier, gbarrier"]
     assert not src.with_suffix(".bin").exists()
 
 

@@ -102,7 +102,7 @@ def test_json_is_the_whole_spec_and_enough_to_encode(capsys):
                                               "doc": "planes of a 3-D transfer (1 = 2-D)"}
     assert [i["mnemonic"] for i in doc["instructions"]] == [i.mnemonic for i in SPEC.instructions]
     # A consumer that only reads the JSON packs the same word as the codec.
-    values = dict(ibuf=5, wbuf=6, abuf=7, m=300, k=16, n=8, acc=1)
+    values = dict(ibuf=5, wbuf=6, abuf=7, m=300, k=16, n=8, acc=1, wt=1)
     gemm = next(i for i in doc["instructions"] if i["mnemonic"] == "gemm")
     word = gemm["opcode"] << doc["opcode"]["lsb"]
     for f in gemm["fields"]:
