@@ -22,6 +22,7 @@ SUBCOMMANDS = {
     "conformance": "npusim.cli.conformance_cmd",
     "report": "npusim.cli.report_cmd",
     "dse": "npusim.cli.dse_cmd",
+    "scalesim": "npusim.cli.scalesim_cmd",
 }
 
 

@@ -1,0 +1,64 @@
+"""The npu Target a SCALE-Sim config describes: its array, its three SRAMs as our buffers,
+and its DRAM interface (CALC: a memory that never stalls the array; USER: its bandwidth)."""
+
+from __future__ import annotations
+
+from isa.target import Target, TargetError, get_target_kind
+
+from .config import ScaleConfig
+from .errors import ScaleSimError
+
+# CALC: SCALE-Sim sizes the interface so the array never waits. Our nearest machine: the
+# widest DRAM port the npu kind has (B/cycle) and no DRAM latency; the DMA engines' own
+# setup cycles and the layer's first loads and last stores stay (they are not the memory).
+CALC_DRAM = {"dram-bw": 1024, "dram-latency": 0}
+ABUF_PER_OFMAP = 4  # SCALE-Sim's ofmap SRAM holds the partial sums: as many int32 words
+
+
+def has_dataflow_attr() -> bool:
+    """Whether this tree's npu kind has the -dataflow attribute (output stationary)."""
+    try:
+        get_target_kind("npu").attr("dataflow")
+    except TargetError:
+        return False
+    return True
+
+
+def target_attrs(config: ScaleConfig) -> dict:
+    """The npu attributes a config sets, as {name: value} in target-string spelling."""
+    attrs = {"array": f"{config.array_rows}x{config.array_cols}",
+             "ibuf-kb": config.ifmap_sram_kb, "wbuf-kb": config.filter_sram_kb,
+             "obuf-kb": config.ofmap_sram_kb,
+             "abuf-kb": min(1024, ABUF_PER_OFMAP * config.ofmap_sram_kb)}
+    if config.bandwidth_mode == "CALC":
+        attrs.update(CALC_DRAM)
+    else:
+        attrs["dram-bw"] = config.user_bandwidth
+    if config.dataflow != "ws" or has_dataflow_attr():
+        if not has_dataflow_attr():
+            raise ScaleSimError(f"{config.source}: Dataflow = {config.dataflow}: this npusim "
+                                "has no output-stationary array yet (the npu -dataflow "
+                                "attribute); use Dataflow : ws")
+        attrs["dataflow"] = config.dataflow
+    return attrs
+
+
+# which config key set each attribute, for errors that name the user's own setting
+_KEYS = {"array": "ArrayHeight x ArrayWidth", "ibuf-kb": "IfmapSramSzkB",
+         "wbuf-kb": "FilterSramSzkB", "obuf-kb": "OfmapSramSzkB",
+         "abuf-kb": "OfmapSramSzkB (x4 as int32 partial sums)", "dram-bw": "Bandwidth"}
+
+
+def config_target(config: ScaleConfig, overrides: str = "") -> Target:
+    """The Target of `config`, plus `overrides` (target-string attributes such as
+    '-dma-engines=4', applied last)."""
+    attrs = target_attrs(config)
+    text = "npu " + " ".join(f"-{k}={v}" for k, v in attrs.items())
+    try:
+        for name, value in attrs.items():  # one at a time, so an error names its key
+            Target.from_string(f"npu -{name}={value}")
+        return Target.from_string(f"{text} {overrides}".strip())
+    except TargetError as e:
+        bad = next((k for k in attrs if f"'{k}'" in str(e)), None)
+        key = f" ({_KEYS[bad]} = {attrs[bad]})" if bad in _KEYS else ""
+        raise ScaleSimError(f"{config.source}{key}: {e}") from None
