@@ -33,7 +33,7 @@ ALLOWED = {  # component -> what it may import (besides itself)
     "npusim.flow": {"isa", "compiler", "npusim", "npusim.model", "npusim.runtime", "npusim.hw"},
     "npusim.cli": {"isa", "compiler", "npusim", "npusim.model", "npusim.runtime", "npusim.hw",
                    "npusim.flow", "npusim.conformance", "npusim.report",
-                   "npusim.dse"},
+                   "npusim.dse", "npusim.scalesim"},
     ENTRY: {"npusim", "npusim.cli"},
 }
 
