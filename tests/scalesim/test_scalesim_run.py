@@ -1,0 +1,147 @@
+"""`npusim scalesim` end to end: the config's Target, real programs per layer, SCALE-Sim's
+report columns with exact numbers on small layers, and the CLI's outputs and error lines."""
+
+import json
+from math import ceil
+
+import pytest
+
+from npusim.cli.main import main
+from npusim.scalesim import (ScaleSimError, config_target, read_config, read_topology,
+                             report_json, run, write_reports)
+from npusim.scalesim.metrics import BANDWIDTH_COLUMNS, COMPUTE_COLUMNS, OUR_COMPUTE
+
+COMPUTE_HEADER = ("LayerID, Total Cycles (incl. prefetch), Total Cycles, Stall Cycles, "
+                  "Overall Util %, Mapping Efficiency %, Compute Util %,")
+BANDWIDTH_HEADER = ("LayerID, Avg IFMAP SRAM BW, Avg FILTER SRAM BW, Avg OFMAP SRAM BW, "
+                    "Avg IFMAP DRAM BW, Avg FILTER DRAM BW, Avg OFMAP DRAM BW,")
+
+
+def scalesim_ws(m, n, k, rows, cols):
+    """SCALE-Sim 3.0's weight-stationary compute cycles (its Total Cycles column)."""
+    return ceil(k / rows) * ceil(n / cols) * (2 * rows + cols + m - 2) - 1
+
+
+def measured(shared, run_name):
+    lines = (shared / "measured" / run_name / "COMPUTE_REPORT.csv").read_text().splitlines()
+    return [[v.strip() for v in line.split(",")] for line in lines[1:]]
+
+
+def test_the_target_comes_from_the_config(make_cfg):
+    t = config_target(read_config(make_cfg(rows=8, cols=16)))
+    assert (t.array_rows, t.array_cols) == (8, 16)
+    assert (t.ibuf_kb, t.wbuf_kb, t.obuf_kb, t.abuf_kb) == (64, 64, 64, 256)
+    assert (t.dram_bw, t.dram_latency) == (1024, 0)  # CALC: the memory never stalls
+    u = config_target(read_config(make_cfg(mode="USER", bw=4)), "-dma-engines=1")
+    assert (u.dram_bw, u.dma_engines) == (4, 1)
+
+
+def test_an_array_we_cannot_build_names_the_config_key(shared):
+    with pytest.raises(ScaleSimError) as e:
+        config_target(read_config(shared / "configs" / "google.cfg"))
+    msg = str(e.value)
+    assert "ArrayHeight x ArrayWidth = 256x256" in msg or "Dataflow = os" in msg
+    assert "\n" not in msg
+
+
+def test_small_conv_exact_cycles_and_scalesim_within_2pct(shared, tmp_path):
+    cfg = read_config(shared / "configs" / "scale.cfg")
+    topo = read_topology(shared / "topologies" / "conv_nets" / "test.csv")
+    result = run(cfg, topo)
+    (layer,) = result.layers
+    c = layer.rows["compute"]
+    # Inc5b_3x3: 7x7x192 -> 384, 3x3: M = 25 pixels in one tile; per kernel tap 6 passes of
+    # depth 32, 12 column blocks: 648 passes of k + m + R + C - 1 = 32 + 25 + 63 cycles
+    assert c["Total Cycles"] == 648 * (32 + 25 + 63) == 77760
+    ref = scalesim_ws(25, 384, 1728, 32, 32)
+    assert ref == 77111 and abs(c["Total Cycles"] / ref - 1) < 0.02
+    assert c["Mapping Efficiency %"] == 100.0
+    assert c["Overall Util %"] == pytest.approx(100 * 25 * 384 * 1728 / (77760 * 1024))
+    assert c["Compute Util %"] == pytest.approx(100 * 25 / 120)
+    assert c["Total Cycles (incl. prefetch)"] > c["Total Cycles"] + c["Stall Cycles"]
+    ours = layer.rows["ours_compute"]
+    assert ours["Layer"] == "Inc5b_3x3" and ours["MACs"] == 25 * 384 * 1728
+    assert ours["Matrix Instructions"] >= 12 and ours["Energy uJ"] > 0
+    bw = layer.rows["bandwidth"]
+    # the array reads each streamed input element once per pass: m x k per pass
+    assert bw["Avg IFMAP SRAM BW"] == pytest.approx(648 * 25 * 32 / 77760)
+    assert bw["Avg FILTER SRAM BW"] == pytest.approx(648 * 32 * 32 / 77760)
+
+
+def test_gemm_matches_scalesims_measured_cycles(shared):
+    cfg = read_config(shared / "configs" / "gemm_ws_32x32.cfg")
+    topo = read_topology(shared / "topologies" / "GEMM_mnk" / "test_mnk_input.csv", "gemm")
+    c = run(cfg, topo).layers[0].rows["compute"]
+    theirs = int(measured(shared, "gemm_ws_32x32")[0][2])
+    assert theirs == scalesim_ws(256, 128, 256, 32, 32) == 11199
+    # 4 tiles of m = 256 rows, k = n = 32: (32 + 256 + 63) cycles for 8 x 4 passes
+    assert c["Total Cycles"] == 32 * (32 + 256 + 63) == 11232
+    assert abs(c["Total Cycles"] / theirs - 1) < 0.02
+
+
+def test_finite_bandwidth_stalls_follow_the_bandwidth(make_cfg, make_csv):
+    topo = read_topology(make_csv("Layer, M, N, K,\ng, 64, 64, 256,\n"), "gemm")
+    ideal = run(read_config(make_cfg(name="calc")), topo).layers[0].rows["compute"]
+    rows = []
+    for bw in (64, 16, 4, 1):
+        r = run(read_config(make_cfg(name=f"b{bw}", mode="USER", bw=bw)), topo)
+        rows.append(r.layers[0].rows["compute"])
+    # each Target gets its own program (the compiler tiles for its bandwidth): the array's
+    # cycles never beat the ideal memory's, and the stalls and the total grow as it narrows
+    assert all(c["Total Cycles"] >= ideal["Total Cycles"] for c in rows)
+    stalls = [c["Stall Cycles"] for c in rows]
+    totals = [c["Total Cycles (incl. prefetch)"] for c in rows]
+    assert ideal["Stall Cycles"] <= stalls[0] and stalls == sorted(stalls)
+    assert ideal["Total Cycles (incl. prefetch)"] < totals[0] and totals == sorted(totals)
+    # at 1 B/cycle the layer cannot beat its DRAM bytes (64x256 + 256x64 + 64x64 at least)
+    assert totals[-1] >= 64 * 256 + 256 * 64 + 64 * 64
+
+
+def test_reports_have_scalesims_columns_then_ours(shared, tmp_path):
+    cfg = read_config(shared / "configs" / "gemm_ws_32x32.cfg")
+    topo = read_topology(shared / "topologies" / "GEMM_mnk" / "test_mnk_input.csv", "gemm")
+    result = run(cfg, topo)
+    folder = write_reports(result, tmp_path)
+    assert folder == tmp_path / "gemm_ws_32x32"
+    assert sorted(p.name for p in folder.iterdir()) == ["BANDWIDTH_REPORT.csv",
+                                                        "COMPUTE_REPORT.csv"]
+    compute = (folder / "COMPUTE_REPORT.csv").read_text().splitlines()
+    assert compute[0].startswith(COMPUTE_HEADER) and compute[0].endswith(",")
+    assert compute[1].startswith("0, 12393, 11232, ")
+    band = (folder / "BANDWIDTH_REPORT.csv").read_text().splitlines()
+    assert band[0].startswith(BANDWIDTH_HEADER)
+    # SCALE-Sim's own header, split as its readers split it, is a prefix of ours
+    theirs = (shared / "measured" / "gemm_ws_32x32" / "COMPUTE_REPORT.csv").read_text()
+    assert compute[0].startswith(theirs.splitlines()[0].rstrip(", "))
+    j = report_json(result)
+    assert j["compute_report"][0]["Total Cycles"] == 11232
+    assert list(j["compute_report"][0]) == list(COMPUTE_COLUMNS + OUR_COMPUTE)
+    assert list(j["bandwidth_report"][0])[:7] == list(BANDWIDTH_COLUMNS)
+    assert j["total_cycles"] == 12393 and j["compute_cycles"] == 11232
+
+
+def test_cli_writes_reports_and_json(shared, tmp_path, capsys):
+    args = ["scalesim", "-c", str(shared / "configs" / "gemm_ws_32x32.cfg"), "-t",
+            str(shared / "topologies" / "GEMM_mnk" / "test_mnk_input.csv"), "-i", "gemm",
+            "-p", str(tmp_path)]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "Test 1" in out and "11232" in out and "COMPUTE_REPORT.csv" in out
+    assert main(args + ["--json"]) == 0
+    j = json.loads(capsys.readouterr().out)
+    assert j["compute_report"][0]["Total Cycles"] == 11232
+    assert j["reports"] == str(tmp_path / "gemm_ws_32x32")
+
+
+@pytest.mark.parametrize("change, words", [
+    (("-c", "missing.cfg"), "no such file"),
+    (("-i", "conv"), "a M,N,K file needs -i gemm"),
+])
+def test_cli_errors_are_one_line(shared, tmp_path, capsys, change, words):
+    args = {"-c": str(shared / "configs" / "gemm_ws_32x32.cfg"),
+            "-t": str(shared / "topologies" / "GEMM_mnk" / "test_mnk_input.csv"),
+            "-i": "gemm", "-p": str(tmp_path)}
+    args[change[0]] = str(tmp_path / change[1]) if change[0] == "-c" else change[1]
+    assert main(["scalesim", *[x for kv in args.items() for x in kv]]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("npusim: error: ") and words in err[0]
