@@ -16,7 +16,7 @@ COMPUTE_COLUMNS = ("LayerID", "Total Cycles (incl. prefetch)", "Total Cycles", "
                    "Overall Util %", "Mapping Efficiency %", "Compute Util %")
 BANDWIDTH_COLUMNS = ("LayerID", "Avg IFMAP SRAM BW", "Avg FILTER SRAM BW", "Avg OFMAP SRAM BW",
                      "Avg IFMAP DRAM BW", "Avg FILTER DRAM BW", "Avg OFMAP DRAM BW")
-OUR_COMPUTE = ("Layer", "MACs", "Matrix Instructions", "DMA Cycles", "Vector Cycles",
+OUR_COMPUTE = ("Layer", "Compute Cycles", "MACs", "Matrix Instructions", "DMA Cycles", "Vector Cycles",
                "Sync Cycles", "Array Wait Cycles", "Stall Token Cycles", "Stall DRAM Cycles",
                "Stall Queue Cycles", "Stall Barrier Cycles", "DRAM Bytes", "Energy uJ")
 OUR_BANDWIDTH = ("Layer", "IFMAP DRAM Bytes", "FILTER DRAM Bytes", "OFMAP DRAM Bytes",
@@ -84,17 +84,19 @@ def measure(layer, compiled, result) -> dict:
     ofmap_writes = sum(n * m for _, n, m in passes)
     io = {name: int(rows.bytes.sum()) for name, rows in
           (("ifmap", to_ibuf), ("filter", to_filter), ("ofmap", stores))}
-    compute = {"Total Cycles (incl. prefetch)": int(result.cycles), "Total Cycles": array,
+    # SCALE-Sim 3.0: Total Cycles = its compute cycles + its stall cycles, from the array's
+    # first demand to its last (the prefetch before and the ofmap drain after are outside)
+    compute = {"Total Cycles (incl. prefetch)": int(result.cycles), "Total Cycles": span,
                "Stall Cycles": span - array,
-               "Overall Util %": 100.0 * layer.macs / (array * pes),
+               "Overall Util %": 100.0 * layer.macs / (span * pes),
                "Mapping Efficiency %": 100.0 * mapping, "Compute Util %": 100.0 * util}
-    bandwidth = {"Avg IFMAP SRAM BW": ifmap_reads / array,
-                 "Avg FILTER SRAM BW": filter_reads / array,
-                 "Avg OFMAP SRAM BW": ofmap_writes / array,
+    bandwidth = {"Avg IFMAP SRAM BW": ifmap_reads / span,
+                 "Avg FILTER SRAM BW": filter_reads / span,
+                 "Avg OFMAP SRAM BW": ofmap_writes / span,
                  "Avg IFMAP DRAM BW": io["ifmap"] / max(1, _window(to_ibuf)),
                  "Avg FILTER DRAM BW": io["filter"] / max(1, _window(to_filter)),
                  "Avg OFMAP DRAM BW": io["ofmap"] / max(1, _window(stores))}
-    ours = {"Layer": layer.name, "MACs": layer.macs, "Matrix Instructions": len(mat),
+    ours = {"Layer": layer.name, "Compute Cycles": array, "MACs": layer.macs, "Matrix Instructions": len(mat),
             "DMA Cycles": int(dma.busy.sum()),
             "Vector Cycles": int(units.loc[[u for u in units.index
                                             if u.endswith("vector")], "busy"].sum()),

@@ -43,7 +43,8 @@ class ScaleRun:
         return self.config.notes + self.topology.notes
 
     def total(self, column: str) -> int:
-        return sum(r.rows["compute"][column] for r in self.layers)
+        return sum(r.rows["compute" if column in r.rows["compute"] else "ours_compute"][column]
+                   for r in self.layers)
 
 
 def _geometry(layer) -> tuple:

@@ -1,5 +1,6 @@
 """SCALE-Sim topology CSVs: the conv format (layer, IFMAP H/W, filter H/W, channels, filters,
-strides) and the GEMM format (layer, M, N, K), with SCALE-Sim's reading rules."""
+strides[, sparsity N:M]) and the GEMM format (layer, M, N, K[, N:M]), read as SCALE-Sim 3.0
+reads them."""
 
 from __future__ import annotations
 
@@ -101,7 +102,7 @@ def read_topology(path: str | Path, fmt: str = "conv") -> Topology:
         raise ScaleSimError(f"topology {path}: no such file; give a SCALE-Sim topology CSV")
     lines = path.read_text().splitlines()
     columns = CONV_COLUMNS if fmt == "conv" else GEMM_COLUMNS
-    layers, extra = [], set()
+    layers, extra, sparse = [], set(), set()
     for number, line in enumerate(lines[1:], start=2):
         fields = _fields(line)
         if not fields:
@@ -116,26 +117,34 @@ def read_topology(path: str | Path, fmt: str = "conv") -> Topology:
         if fmt == "gemm":
             m, n, k = _ints(where, columns, fields[1:4])
             rest = fields[4:]
-            layer = Layer(name, m, k, 1, k, 1, n, 1, 1, kind="gemm", line=number)
+            found = [Layer(name, m, k, 1, k, 1, n, 1, 1, kind="gemm", line=number)]
         else:
-            h, w, fh, fw, c, nf, sh = _ints(where, columns, fields[1:8])
+            h, w, fh, fw, c, nf, s = _ints(where, columns, fields[1:8])
             rest = fields[8:]
-            sw = sh
-            if rest:  # SCALE-Sim's optional 9th column: the stride in the width direction
-                sw = _ints(where, ("Stride Width",), rest[:1])[0]
-                rest = rest[1:]
             if fh > h or fw > w:
                 raise ScaleSimError(f"{where}: filter {fh}x{fw} is larger than the IFMAP "
                                     f"{h}x{w}; SCALE-Sim pads nothing")
-            layer = Layer(name, h, w, fh, fw, c, nf, sh, sw, line=number)
+            # SCALE-Sim 3.0 uses the one stride for both directions
+            found = [Layer(name, h, w, fh, fw, c, nf, s, s, line=number)]
+            if "DP" in name:
+                # its depthwise convention: a name with "DP" is one 1-channel layer per channel
+                found = [Layer(f"{name}Channel_{i}", h, w, fh, fw, 1, nf, s, s, line=number)
+                         for i in range(c)]
         if rest:
-            extra.add(number)
-        layers.append(layer)
+            # SCALE-Sim 3.0 reads the next column as a sparsity ratio N:M (1:1 dense)
+            if rest[0].replace(" ", "") not in ("1:1", ""):
+                sparse.add(number)
+            if len(rest) > 1:
+                extra.add(number)
+        layers.extend(found)
     if not layers:
         raise ScaleSimError(f"topology {path}: no layers after the header line")
-    notes = ()
+    notes = []
+    if sparse:
+        notes.append(f"{path}: sparsity ratios (the column after {columns[-1]}) are not "
+                     f"modelled, run dense, on line(s) {', '.join(map(str, sorted(sparse)))}")
     if extra:
-        notes = (f"{path}: columns after the {fmt} format's ignored on line(s) "
-                 f"{', '.join(map(str, sorted(extra)))}",)
+        notes.append(f"{path}: columns after the sparsity ratio ignored on line(s) "
+                     f"{', '.join(map(str, sorted(extra)))}")
     name = path.stem
-    return Topology(name, tuple(layers), fmt, str(path), notes)
+    return Topology(name, tuple(layers), fmt, str(path), tuple(notes))

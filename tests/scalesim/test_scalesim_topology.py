@@ -24,11 +24,21 @@ def test_spaces_blank_lines_and_missing_trailing_comma(make_csv):
     assert t.notes == ()
 
 
-def test_stride_width_column_and_extra_columns(make_csv):
-    t = read_topology(make_csv(HEADER + "a,8,9,3,3,4,5,1,2,\nb,8,8,3,3,4,5,1,1,sparse,\n"))
-    a, b = t.layers
-    assert (a.stride_h, a.stride_w, a.ofmap_h, a.ofmap_w) == (1, 2, 6, 4)
-    assert len(t.notes) == 1 and "ignored on line(s) 3" in t.notes[0]
+def test_sparsity_column_and_extra_columns(make_csv):
+    # SCALE-Sim 3.0: one stride for both directions; the next column is a sparsity ratio
+    t = read_topology(make_csv(HEADER + "a,8,9,3,3,4,5,2,1:1,\nb,8,8,3,3,4,5,1,2:4,\n"
+                                         "c,8,8,3,3,4,5,1,1:1,x,\n"))
+    a, b, c = t.layers
+    assert (a.stride_h, a.stride_w, a.ofmap_h, a.ofmap_w) == (2, 2, 4, 4)
+    assert len(t.notes) == 2
+    assert "sparsity ratios" in t.notes[0] and "not modelled, run dense, on line(s) 3" in t.notes[0]
+    assert "ignored on line(s) 4" in t.notes[1]
+
+
+def test_dp_in_a_name_is_one_layer_per_channel(make_csv):
+    t = read_topology(make_csv(HEADER + "Conv_DP,8,8,3,3,3,1,1,\n"))
+    assert [(x.name, x.channels, x.filters) for x in t.layers] == \
+        [(f"Conv_DPChannel_{i}", 1, 1) for i in range(3)]
 
 
 def test_gemm_format(shared):
