@@ -34,14 +34,13 @@ def register(subparsers) -> None:
 
 def _table(result) -> str:
     head = ("LayerID", "Layer", "Total Cycles (incl. prefetch)", "Total Cycles",
-            "Stall Cycles", "Overall Util %")
+            "Stall Cycles", "Compute Cycles", "Overall Util %")
     rows = [head]
     for r in result.layers:
-        c = r.rows["compute"]
-        rows.append((str(r.index), r.layer.name, str(c[head[2]]), str(c[head[3]]),
-                     str(c[head[4]]), f"{c[head[5]]:.2f}"))
-    rows.append(("", "total", str(result.total(head[2])), str(result.total(head[3])),
-                 str(result.total(head[4])), ""))
+        c = {**r.rows["compute"], **r.rows["ours_compute"]}
+        rows.append((str(r.index), r.layer.name, *(str(c[h]) for h in head[2:6]),
+                     f"{c[head[6]]:.2f}"))
+    rows.append(("", "total", *(str(result.total(h)) for h in head[2:6]), ""))
     w = [max(len(row[i]) for row in rows) for i in range(len(head))]
     return "\n".join("  ".join(v.ljust(w[i]) if i < 2 else v.rjust(w[i])
                                for i, v in enumerate(row)) for row in rows)
