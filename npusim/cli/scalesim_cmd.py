@@ -25,6 +25,10 @@ def register(subparsers) -> None:
                         "filters, strides) or gemm (layer, M, N, K); default conv")
     p.add_argument("-p", dest="top_path", default=".", metavar="OUTDIR",
                    help="folder the <run_name>/ report folder goes in (default: .)")
+    p.add_argument("--lowering", choices=("conv", "gemm"), default="conv",
+                   help="how a conv layer runs: conv (our conv instruction, im2col in the "
+                        "array's address generator; default) or gemm (SCALE-Sim's operand "
+                        "matrices: the im2col'd M x K ifmap times the K x N filters)")
     p.add_argument("--target-attrs", default="", metavar="'-ATTR=VALUE ...'",
                    help="npu attributes applied over the config's, e.g. '-dma-engines=4'")
     p.add_argument("--json", action="store_true",
@@ -52,7 +56,8 @@ def run(args) -> int:
     topology = scalesim.read_topology(args.topology, args.input_type)
     for note in config.notes + topology.notes:
         print(f"npusim: note: {note}", file=sys.stderr)
-    result = scalesim.run(config, topology, overrides=args.target_attrs)
+    result = scalesim.run(config, topology, overrides=args.target_attrs,
+                          lowering=args.lowering)
     try:
         folder = scalesim.write_reports(result, args.top_path)
     except OSError as e:
@@ -63,8 +68,8 @@ def run(args) -> int:
         return 0
     print(f"target   {result.target}")
     print(f"run      {config.run_name}: {len(result.layers)} layers of {topology.name} "
-          f"({topology.fmt}), dataflow {config.dataflow}, interface bandwidth "
-          f"{config.bandwidth_mode}")
+          f"({topology.fmt}, convs as {result.lowering}), dataflow {config.dataflow}, "
+          f"interface bandwidth {config.bandwidth_mode}")
     print(_table(result))
     print(f"reports  {folder}/COMPUTE_REPORT.csv, BANDWIDTH_REPORT.csv "
           f"({result.wall_s:.2f} s)")

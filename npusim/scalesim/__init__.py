@@ -4,7 +4,7 @@ on our NPU model, write its COMPUTE/BANDWIDTH reports with our columns beside (d
 from .config import ScaleConfig, read_config
 from .errors import ScaleSimError
 from .reports import report_json, write_reports
-from .run import ScaleRun, run
+from .runner import ScaleRun, run
 from .target import config_target
 from .topology import Layer, Topology, read_topology
 

@@ -19,11 +19,17 @@ def pads(layer: Layer) -> tuple:
     return (0, 0, max(0, bottom), max(0, right))
 
 
-def layer_graph(layer: Layer, seed: int = 0):
-    """The float graph of one layer, with seeded random weights (timing does not read them)."""
+LOWERINGS = ("conv", "gemm")
+
+
+def layer_graph(layer: Layer, seed: int = 0, lowering: str = "conv"):
+    """The float graph of one layer, with seeded random weights (timing does not read them).
+    lowering "conv": a conv layer is our conv (the array's hardware im2col, one pass per
+    kernel tap and block of channels); "gemm": it is SCALE-Sim's own operand matrices, an
+    M x K ifmap matrix (im2col'd in DRAM beforehand) times the K x N filters."""
     rng = np.random.default_rng(seed)
     b = GraphBuilder(layer.name.replace(" ", "_") or "layer")
-    if layer.kind == "gemm":
+    if layer.kind == "gemm" or lowering == "gemm":
         x = b.input("x", (layer.m, layer.k))
         w = rng.standard_normal((layer.k, layer.n)).astype(np.float32) / np.sqrt(layer.k)
         return b.build([b.dense(x, w, name="gemm")])

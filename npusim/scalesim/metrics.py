@@ -37,13 +37,22 @@ def _matrix_operands(program) -> dict:
     return out
 
 
-def _passes(mnemonic: str, ops: dict, hw: HwParams) -> list:
-    """(depth k, columns n, streamed rows m) of each weight-stationary pass: SCALE-Sim's
-    folds, as our array runs them."""
+def _passes(mnemonic: str, ops: dict, hw: HwParams, dataflow: str) -> list:
+    """(depth k, columns n, rows m, cycles) of each fold of one matrix instruction, as our
+    array runs it: SCALE-Sim's folds. ws: one pass per block of R reduction rows (a conv:
+    per kernel tap and block of R channels), m input rows streamed past stationary weights.
+    os: one fold per R output rows, the whole depth k streamed (a conv: kh * kw * cin)."""
+    fill = hw.array_rows + hw.array_cols - 1
     if mnemonic == "gemm":
-        return [(ops["k"], ops["n"], ops["m"])]
-    return [(kp, ops["cout"], ops["m"]) for kp in conv_passes(hw, ops["kh"], ops["kw"],
-                                                                ops["cin"])]
+        k, n, m = ops["k"], ops["n"], ops["m"]
+        depths = [k]
+    else:
+        k, n, m = ops["kh"] * ops["kw"] * ops["cin"], ops["cout"], ops["m"]
+        depths = conv_passes(hw, ops["kh"], ops["kw"], ops["cin"])
+    if dataflow == "os":
+        rows = [min(hw.array_rows, m - r) for r in range(0, m, hw.array_rows)]
+        return [(k, n, r, k + fill) for r in rows]
+    return [(kp, n, m, kp + m + fill) for kp in depths]
 
 
 def _window(rows) -> int:
@@ -62,10 +71,14 @@ def measure(layer, compiled, result) -> dict:
     operands = _matrix_operands(compiled.artifact.program)
     mat = trace[trace.mnemonic.isin(MATRIX)]
     array = int(work.loc[mat.index].sum())
-    passes = [p for i, mn in zip(mat["index"], mat.mnemonic) for p in _passes(mn, operands[i], hw)]
-    mapping = sum(k * n for k, n, _ in passes) / (pes * len(passes))
-    util = sum(k * n * m / (pes * (k + m + hw.array_rows + hw.array_cols - 1))
-               for k, n, m in passes) / len(passes)
+    dataflow = getattr(target, "dataflow", "ws")
+    passes = [p for i, mn in zip(mat["index"], mat.mnemonic)
+              for p in _passes(mn, operands[i], hw, dataflow)]
+    # SCALE-Sim's per-fold averages: PEs holding work (ws: k x n weights; os: m x n outputs)
+    # and MACs over PE-cycles of the fold
+    used = [(k * n if dataflow == "ws" else m * n) for k, n, m, _ in passes]
+    mapping = sum(used) / (pes * len(passes))
+    util = sum(k * n * m / (pes * cyc) for k, n, m, cyc in passes) / len(passes)
     span = int(mat.end.max() - mat.start.min())
     on_matrix = trace[trace.unit == "matrix"]
     inside = on_matrix[(on_matrix.start >= mat.start.min()) & (on_matrix.end <= mat.end.max())]
@@ -79,9 +92,9 @@ def measure(layer, compiled, result) -> dict:
     stores = trace[trace.mnemonic == "store"]
     sync = trace[trace.mnemonic.isin(SYNC)]
 
-    ifmap_reads = sum(k * m for k, _, m in passes)
-    filter_reads = sum(k * n for k, n, _ in passes)
-    ofmap_writes = sum(n * m for _, n, m in passes)
+    ifmap_reads = sum(k * m for k, _, m, _ in passes)
+    filter_reads = sum(k * n for k, n, _, _ in passes)
+    ofmap_writes = sum(n * m for _, n, m, _ in passes)
     io = {name: int(rows.bytes.sum()) for name, rows in
           (("ifmap", to_ibuf), ("filter", to_filter), ("ofmap", stores))}
     # SCALE-Sim 3.0: Total Cycles = its compute cycles + its stall cycles, from the array's

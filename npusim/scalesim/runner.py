@@ -9,7 +9,8 @@ from dataclasses import dataclass, field, replace
 from npusim import flow
 
 from .config import ScaleConfig
-from .layers import layer_graph
+from .errors import ScaleSimError
+from .layers import LOWERINGS, layer_graph
 from .metrics import measure
 from .target import config_target
 from .topology import Topology
@@ -37,6 +38,7 @@ class ScaleRun:
     target: object
     layers: list = field(default_factory=list)
     wall_s: float = 0.0
+    lowering: str = "conv"
 
     @property
     def notes(self) -> tuple:
@@ -52,21 +54,24 @@ def _geometry(layer) -> tuple:
             layer.channels, layer.filters, layer.stride_h, layer.stride_w)
 
 
-def compile_layer(layer, target, seed: int = 0):
+def compile_layer(layer, target, seed: int = 0, lowering: str = "conv"):
     """The layer's program for `target` (the cost model's tiles; no neighbour search)."""
     rewrites = WS_REWRITES if getattr(target, "dataflow", "ws") == "ws" else None
-    return flow.compile(layer_graph(layer, seed), target, evaluate=None, num_calib=1,
-                        seed=seed, rewrites=rewrites)
+    return flow.compile(layer_graph(layer, seed, lowering), target, evaluate=None,
+                        num_calib=1, seed=seed, rewrites=rewrites)
 
 
-def run(config: ScaleConfig, topology: Topology, *, overrides: str = "",
+def run(config: ScaleConfig, topology: Topology, *, overrides: str = "", lowering: str = "conv",
         progress=None) -> ScaleRun:
     """Compile and simulate every layer; a layer whose geometry repeats reuses the first
     one's program and numbers (the same program on the same Target gives the same cycles).
-    `progress(done, total, name)` is called after each layer."""
+    `lowering`: how a conv layer becomes a program (layers.layer_graph); `progress(done,
+    total, name)` is called after each layer."""
+    if lowering not in LOWERINGS:
+        raise ScaleSimError(f"lowering {lowering!r}: use one of {', '.join(LOWERINGS)}")
     t0 = time.perf_counter()
     target = config_target(config, overrides)
-    out = ScaleRun(config, topology, target)
+    out = ScaleRun(config, topology, target, lowering=lowering)
     seen: dict = {}
     for i, layer in enumerate(topology.layers):
         key = _geometry(layer)
@@ -78,7 +83,7 @@ def run(config: ScaleConfig, topology: Topology, *, overrides: str = "",
             out.layers.append(replace(first, index=i, layer=layer, rows=rows, reused=True))
         else:
             t1 = time.perf_counter()
-            compiled = compile_layer(layer, target)
+            compiled = compile_layer(layer, target, lowering=lowering)
             t2 = time.perf_counter()
             result = flow.simulate(compiled, timing_only=True, trace=True)
             t3 = time.perf_counter()
