@@ -42,15 +42,17 @@ def ensure_venv(venv: Path) -> Path:
 
 
 def timed(cmd: list, cwd: Path, env: dict | None = None) -> tuple:
-    """(wall seconds, peak RSS in MiB, exit status) of one child process, its output kept in
-    cwd/log.txt."""
+    """(wall seconds, peak RSS in MiB, exit status, CPU seconds) of one child process, its
+    output kept in cwd/log.txt. CPU seconds (user + system) move less than wall time when
+    other work shares the machine."""
     with open(cwd / "log.txt", "wb") as log:
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return wall, usage.ru_maxrss / 1024, proc.returncode  # ru_maxrss: KiB on Linux
+    cpu = usage.ru_utime + usage.ru_stime
+    return wall, usage.ru_maxrss / 1024, proc.returncode, cpu  # ru_maxrss: KiB on Linux
 
 
 def compute_report(path: Path) -> list:
@@ -131,11 +133,14 @@ def main() -> int:
     if rows:
         print(f"{'':>5} {'total':12} {tot[0]:>17} {tot[1]:>12} {tot[1] / tot[0]:>6.3f}   "
               f"{tot[2]:>24} {tot[3]:>19}")
-    print(f"\nnpusim scalesim  wall {ours[0]:8.1f} s   peak RSS {ours[1]:8.0f} MiB")
+    print(f"\nnpusim scalesim  wall {ours[0]:8.1f} s   CPU {ours[3]:8.1f} s   "
+          f"peak RSS {ours[1]:8.0f} MiB")
     if theirs:
-        print(f"SCALE-Sim 3.0.0  wall {theirs[0]:8.1f} s   peak RSS {theirs[1]:8.0f} MiB")
+        print(f"SCALE-Sim 3.0.0  wall {theirs[0]:8.1f} s   CPU {theirs[3]:8.1f} s   "
+              f"peak RSS {theirs[1]:8.0f} MiB")
         speed, mem = theirs[0] / ours[0], theirs[1] / ours[1]
-        print(f"ratio            {speed:.0f}x faster, {mem:.1f}x less memory "
+        print(f"ratio            {speed:.0f}x faster (wall; {theirs[3] / ours[3]:.0f}x in CPU "
+              f"time), {mem:.1f}x less memory "
               f"(goal: >= 100x faster, <= 1/10 of its memory: "
               f"{'met' if speed >= 100 and mem >= 10 else 'NOT met'})")
     return 0

@@ -16,9 +16,10 @@ COMPUTE_COLUMNS = ("LayerID", "Total Cycles (incl. prefetch)", "Total Cycles", "
                    "Overall Util %", "Mapping Efficiency %", "Compute Util %")
 BANDWIDTH_COLUMNS = ("LayerID", "Avg IFMAP SRAM BW", "Avg FILTER SRAM BW", "Avg OFMAP SRAM BW",
                      "Avg IFMAP DRAM BW", "Avg FILTER DRAM BW", "Avg OFMAP DRAM BW")
-OUR_COMPUTE = ("Layer", "Compute Cycles", "MACs", "Matrix Instructions", "DMA Cycles", "Vector Cycles",
-               "Sync Cycles", "Array Wait Cycles", "Stall Token Cycles", "Stall DRAM Cycles",
-               "Stall Queue Cycles", "Stall Barrier Cycles", "DRAM Bytes", "Energy uJ")
+OUR_COMPUTE = ("Layer", "Compute Cycles", "MACs", "Matrix Instructions", "DMA Cycles",
+               "Vector Cycles", "Sync Cycles", "Array Wait Cycles", "Stall Token Cycles",
+               "Stall DRAM Cycles", "Stall Queue Cycles", "Stall Barrier Cycles", "DRAM Bytes",
+               "Energy uJ")
 OUR_BANDWIDTH = ("Layer", "IFMAP DRAM Bytes", "FILTER DRAM Bytes", "OFMAP DRAM Bytes",
                  "DRAM BW Achieved", "DRAM BW Limit")
 
@@ -109,8 +110,8 @@ def measure(layer, compiled, result) -> dict:
                  "Avg IFMAP DRAM BW": io["ifmap"] / max(1, _window(to_ibuf)),
                  "Avg FILTER DRAM BW": io["filter"] / max(1, _window(to_filter)),
                  "Avg OFMAP DRAM BW": io["ofmap"] / max(1, _window(stores))}
-    ours = {"Layer": layer.name, "Compute Cycles": array, "MACs": layer.macs, "Matrix Instructions": len(mat),
-            "DMA Cycles": int(dma.busy.sum()),
+    ours = {"Layer": layer.name, "Compute Cycles": array, "MACs": layer.macs,
+            "Matrix Instructions": len(mat), "DMA Cycles": int(dma.busy.sum()),
             "Vector Cycles": int(units.loc[[u for u in units.index
                                             if u.endswith("vector")], "busy"].sum()),
             "Sync Cycles": int(work.loc[sync.index].sum()),

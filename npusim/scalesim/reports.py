@@ -45,7 +45,8 @@ def report_json(run) -> dict:
     c = run.config
     return {
         "run_name": c.run_name, "config": c.source, "topology": run.topology.source,
-        "format": run.topology.fmt, "lowering": run.lowering, "dataflow": c.dataflow, "bandwidth_mode": c.bandwidth_mode,
+        "format": run.topology.fmt, "lowering": run.lowering, "dataflow": c.dataflow,
+        "bandwidth_mode": c.bandwidth_mode,
         "target": str(run.target), "notes": list(run.notes),
         "layers": len(run.layers),
         "total_cycles": run.total("Total Cycles (incl. prefetch)"),
