@@ -14,6 +14,7 @@ from npusim.flow.build import DEFAULT_TARGET, compile, zoo_models
 from npusim.flow.checks import FP16_SNR_DB, Verification, verify
 from npusim.flow.compiled import Compiled
 from npusim.flow.errors import FlowError
+from npusim.flow.graphs import GraphBuilder
 from npusim.flow.inputs import device_inputs, random_device_inputs, random_inputs
 from npusim.flow.pipeline import run
 from npusim.flow.result import Result, layer_table
@@ -23,4 +24,4 @@ from npusim.flow.sim import execute, simulate
 __all__ = ["compile", "simulate", "verify", "run", "compare", "Compiled", "Result",
            "Verification", "FlowError", "execute", "random_inputs", "device_inputs",
            "random_device_inputs", "layer_table", "DEFAULT_TARGET", "FP16_SNR_DB", "save_run",
-           "load_run", "SavedRunError", "zoo_models"]
+           "load_run", "SavedRunError", "zoo_models", "GraphBuilder"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from compiler.frontend.builder import GraphBuilder
+from npusim.flow import GraphBuilder
 
 from .topology import Layer
 
