@@ -35,10 +35,6 @@ def target_attrs(config: ScaleConfig) -> dict:
     else:
         attrs["dram-bw"] = config.user_bandwidth
     if config.dataflow != "ws" or has_dataflow_attr():
-        if not has_dataflow_attr():
-            raise ScaleSimError(f"{config.source}: Dataflow = {config.dataflow}: this npusim "
-                                "has no output-stationary array yet (the npu -dataflow "
-                                "attribute); use Dataflow : ws")
         attrs["dataflow"] = config.dataflow
     return attrs
 
@@ -56,6 +52,10 @@ def config_target(config: ScaleConfig, overrides: str = "") -> Target:
     text = "npu " + " ".join(f"-{k}={v}" for k, v in attrs.items())
     try:
         for name, value in attrs.items():  # one at a time, so an error names its key
+            if name == "dataflow" and not has_dataflow_attr():
+                raise ScaleSimError(f"{config.source}: Dataflow = {value}: this npusim has no "
+                                    "output-stationary array yet (the npu -dataflow "
+                                    "attribute); use Dataflow : ws")
             Target.from_string(f"npu -{name}={value}")
         return Target.from_string(f"{text} {overrides}".strip())
     except TargetError as e:
