@@ -19,7 +19,7 @@ from .epilogue import Epilogue
 @dataclass(frozen=True)
 class DenseSchedule:
     n_tile: int        # output features per accumulator tile (the gemm's m)
-    group: int         # reduction blocks of R per weight load
+    group: int         # reduction blocks (of hw.gemm_k: R on ws) per weight load
     w_slots: int
     est: dict = field(default_factory=dict, compare=False)
 
@@ -53,7 +53,7 @@ class DenseLayer:
     def tiles(self, hw: Hw) -> list:
         """(n0, n1, [(k0, k1) reduction blocks per weight load, ...]) per output tile."""
         s = self.schedule
-        kb = [(k, min(k + hw.rows, self.k)) for k in range(0, self.k, hw.rows)]
+        kb = [(k, min(k + hw.gemm_k, self.k)) for k in range(0, self.k, hw.gemm_k)]
         loads = [kb[i:i + s.group] for i in range(0, len(kb), s.group)]
         return [(n0, min(n0 + s.n_tile, self.n), loads) for n0 in range(0, self.n, s.n_tile)]
 
@@ -66,7 +66,7 @@ class DenseLayer:
 
 def choose_dense(k: int, n: int, epi: Epilogue, hw: Hw, name: str = "") -> DenseSchedule:
     eb = hw.act_bytes
-    nblk = ceil(k / hw.rows)
+    nblk = ceil(k / hw.gemm_k)
     best = None
     share = ceil(n / hw.num_cores)  # with several cores, each takes whole tiles of its share
     n_opts = sorted({ceil(n / t) for t in range(1, n + 1)
@@ -79,13 +79,13 @@ def choose_dense(k: int, n: int, epi: Epilogue, hw: Hw, name: str = "") -> Dense
                 or k > hw.buffer_elems["wbuf"]:
             continue
         # what does not depend on the group, once per tile width
-        matrix = tiles * sum(hw.gemm(nt, min(hw.rows, k - b), 1) for b in range(0, k, hw.rows))
+        matrix = tiles * sum(hw.gemm(nt, min(hw.gemm_k, k - b), 1) for b in range(0, k, hw.gemm_k))
         epi_cycles = epi.cycles(hw, nt)
         vector = tiles * epi_cycles
         for group in sorted({1, 2, 4, 8, 16, 32, nblk}):
             if group > nblk:
                 continue
-            w_tile = nt * hw.rows * group
+            w_tile = nt * hw.gemm_k * group
             slots = min(2, hw.buffer_elems["ibuf"] // w_tile)
             if slots < 1:
                 continue
@@ -99,7 +99,7 @@ def choose_dense(k: int, n: int, epi: Epilogue, hw: Hw, name: str = "") -> Dense
             # DMA streams from the first cycle: only the last tile's compute follows it)
             head = hw.dma(w_tile * eb) + hw.dma(k * eb)
             drain = epi_cycles + hw.dma(nt * eb)
-            last = group * hw.gemm(nt, min(hw.rows, k), 1)
+            last = group * hw.gemm(nt, min(hw.gemm_k, k), 1)
             # each weight load costs the matrix unit a wait and a signal (SYNC_CYCLES)
             sync = 8 * loads
             total = max(matrix + sync + head + drain, dma + last + drain,

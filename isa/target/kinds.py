@@ -145,7 +145,7 @@ NPU_ATTRS = (
          doc="data type (fp16 accumulates in fp32)"),
     # ws: each PE holds a weight, inputs stream through, partial sums flow down the columns;
     # os: each PE accumulates one output, inputs and weights both stream in (docs/timing.md)
-    Attr("dataflow", str, "ws", choices=("ws", "os"),
+    Attr("dataflow", str, load_spec().dataflow_names[0], choices=load_spec().dataflow_names,
          doc="systolic array dataflow: ws weight-stationary, os output-stationary"),
     # Energy at 45 nm (sources: docs/energy.md; Horowitz, ISSCC 2014, unless noted).
     _energy("energy-mac-pj", 0.3, "energy per int8 multiply-accumulate (8b mult 0.2 + 32b add "
