@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from npusim.hw.rtl_params import UNIT_SOURCES, UNIT_TOPS, UNITS, unit_params
+from npusim.hw.rtl_params import MATRIX_ENGINES, UNIT_SOURCES, UNIT_TOPS, UNITS, unit_params
 from rtl_tests.runner import COMMON, RTL
 
 TARGETS = ("npu-tiny", "npu-edge", "npu-server")
@@ -25,6 +25,13 @@ def lint(top: str, sources: list[str], params: dict) -> subprocess.CompletedProc
 def test_unit_lints_clean(unit, target):
     result = lint(UNIT_TOPS[unit], UNIT_SOURCES[unit], unit_params(unit, target))
     assert result.returncode == 0, f"verilator -Wall on {UNIT_TOPS[unit]} ({target}):\n{result.stderr}"
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_output_stationary_engine_lints_clean(target):
+    top = MATRIX_ENGINES["os"]
+    result = lint(top, UNIT_SOURCES["matrix"], unit_params("matrix", target))
+    assert result.returncode == 0, f"verilator -Wall on {top} ({target}):\n{result.stderr}"
 
 
 @pytest.mark.parametrize("top,sources", [("npu_buffers", COMMON), ("dram_model", ["dram_model.v"])])
