@@ -18,7 +18,7 @@ module systolic_array_os #(
     parameter integer R  = 4,   // array rows (output rows of a fold)
     parameter integer C  = 4,   // array columns (output columns)
     parameter integer MW = 16,  // width of m (the gemm m field)
-    parameter integer KW = 8    // width of k (the gemm k field)
+    parameter integer KW = 8    // width of k (the gemm k field; a conv's kh*kw*cin is wider)
 ) (
     input  wire          clk,
     input  wire          rst,
@@ -37,7 +37,7 @@ module systolic_array_os #(
     output wire [C*32-1:0] out_data,
     output wire          done       // this cycle's out row is the instruction's last
 );
-    localparam integer FW = 16;  // fold cycle counter: k + R + C - 1 <= 255 + 64
+    localparam integer FW = KW + 2;  // fold cycle counter: k + R + C - 1 < 4 * 2^KW (R, C <= 2^KW)
 
     reg          run;
     reg [FW-1:0] fc;
@@ -54,7 +54,7 @@ module systolic_array_os #(
     assign a_req     = run && fc < k_w;
     assign fold_end  = run && fc == fold_last;
     assign out_step  = run && fc >= out_first;
-    assign out_valid = out_step && {16'd0, out_row} < {{(32-MW){1'b0}}, m_left};
+    assign out_valid = out_step && {{(32-FW){1'b0}}, out_row} < {{(32-MW){1'b0}}, m_left};
     assign done      = fold_end && last_fold;
     assign ready     = !run || done;
 

@@ -28,9 +28,10 @@ def test_unit_lints_clean(unit, target):
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_output_stationary_engine_lints_clean(target):
-    top = MATRIX_ENGINES["os"]
-    result = lint(top, UNIT_SOURCES["matrix"], unit_params("matrix", target))
+@pytest.mark.parametrize("top", [MATRIX_ENGINES["os"], "matrix_unit_os"])
+def test_output_stationary_matrix_lints_clean(target, top):
+    sources = UNIT_SOURCES["matrix"] + (["matrix_unit_os.v"] if top == "matrix_unit_os" else [])
+    result = lint(top, sources, unit_params("matrix", target))
     assert result.returncode == 0, f"verilator -Wall on {top} ({target}):\n{result.stderr}"
 
 

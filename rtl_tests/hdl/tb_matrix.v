@@ -47,7 +47,7 @@ module tb_matrix #(
     wire [NRD*32-1:0] rd_data;
 
     generate
-        if (OS) begin : g_os
+        if (OS != 0) begin : g_os
             matrix_engine_os #(.R(R), .C(C), .AW(AW)) u_dut (
                 .clk(clk), .rst(rst), .start(start), .instr(instr), .ready(ready), .busy(busy),
                 .done(done), .illegal(illegal),
