@@ -4,7 +4,7 @@ tiles, loop order and slot counts chosen against the Target by an analytical cos
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from math import ceil
+from math import ceil, gcd
 
 import numpy as np
 
@@ -182,8 +182,15 @@ def _fewest(slots: int, rule: tuple, want: int) -> int:
     return k if many <= want else max(k, need)
 
 
-def _row_options(oh: int) -> list:
-    return sorted({ceil(oh / k) for k in range(1, oh + 1)}, reverse=True)
+def _row_options(oh: int, ow: int = 1, fold: int = 1) -> list:
+    """Output rows per tile: the balanced splits of oh, and where the array takes m in folds of
+    `fold` pixels (Hw.m_fold: R on an output-stationary array) the heights whose rows * ow
+    pixels are whole folds, which the balanced splits often miss."""
+    out = {ceil(oh / k) for k in range(1, oh + 1)}
+    step = fold // gcd(ow, fold)
+    if fold > 1 and step < oh:
+        out |= set(range(step, oh, step)[:32])
+    return sorted(out, reverse=True)
 
 
 def _slice_options(cin: int, rows: int, grouped: bool) -> list:
@@ -343,7 +350,7 @@ def _choose(geom: ConvGeom, epi: Epilogue, hw: Hw, name: str,
     grouped = geom.groups > 1
     cr = geom.cin_range(0, min(hw.cols, geom.cout))
     cr = cr[1] - cr[0] if grouped else geom.cin
-    for rows in _row_options(geom.oh):
+    for rows in _row_options(geom.oh, geom.ow, hw.m_fold):
         for cq in _slice_options(cr, hw.rows, grouped):
             for order in (("sjq",) if grouped else ORDERS):
                 s = estimate(geom, epi, hw, rows, cq, order, costs, table_channels)

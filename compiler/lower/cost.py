@@ -129,6 +129,15 @@ class Hw:
         limited = spec.limits_for(self.dataflow).get("k") == "array_rows"
         return self.rows if limited else spec.field_map["k"].legal[1]
 
+    @functools.cached_property
+    def m_fold(self) -> int:
+        """Pixels (gemm rows) the array takes at a time, read off the gemm rule: R where m = 1
+        costs what m = R does (an output-stationary array's whole folds of R rows), else 1 (a
+        weight-stationary array's rule is affine in m). The tile choosers offer tiles of whole
+        folds by it."""
+        whole = self.gemm(1, 1, 1) == self.gemm(self.rows, 1, 1)
+        return self.rows if whole and self.rows > 1 else 1
+
     def gemm(self, m: int, k: int, n: int) -> int:
         return self.cycles("gemm", m=m, k=k, n=n)
 

@@ -3,6 +3,7 @@ bit-exact, tiled by its cycle rules; the default (ws) programs do not change."""
 
 import pytest
 
+from compiler.lower.conv import _row_options
 from compiler.lower.cost import Hw
 from compiler.lower.dense import k_blocks
 from isa.target import Target
@@ -40,3 +41,7 @@ def test_the_cost_model_follows_the_dataflow():
     assert (ws.gemm(40, 16, 16), os_.gemm(40, 16, 16)) == (87, 141)
     # a 3x3x64 conv of 196 pixels: os 13 folds of 576 + 31 cycles
     assert os_.conv(196, 3, 3, 64, 16) == 13 * 607
+    # os rounds m up to folds of R: the conv tiler also offers tile heights of whole folds
+    assert (ws.m_fold, os_.m_fold) == (1, 16)
+    assert _row_options(28) == _row_options(28, 28, ws.m_fold) == [28, 14, 10, 7, 6, 5, 4, 3, 2, 1]
+    assert set(_row_options(28, 28, 32)) - set(_row_options(28)) == {8, 16, 24}  # 224 px = 7 folds
