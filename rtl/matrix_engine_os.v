@@ -5,7 +5,9 @@
 //
 // Memory lanes are combinational simple-memory reads (see buffer_mem): in stream cycle t of a
 // fold whose first row is i0, lane r of the IBUF port reads ibuf + (i0 + r)*k + t and lane c
-// of the WBUF port wbuf + t*n + c; row i of the outputs is lanes c of abuf + i*n + c.
+// of the WBUF port wbuf + t*n + c (wbuf + c*k + t with wt = 1: the tile stored n x k, as the
+// transposed stationary operand of matrix_engine); row i of the outputs is lanes c of
+// abuf + i*n + c.
 `default_nettype none
 module matrix_engine_os #(
     parameter integer R  = 4,
@@ -55,7 +57,7 @@ module matrix_engine_os #(
     reg [AW-1:0] a_ptr, w_base, w_ptr, o_ptr;
     reg [KW-1:0] k_r;
     reg [NW-1:0] n_r;
-    reg acc_r;
+    reg acc_r, wt_r;
 
     wire a_req, fold_end, out_step, out_valid;
     wire [C*32-1:0] out_data;
@@ -76,13 +78,15 @@ module matrix_engine_os #(
             k_r    <= `F_GEMM_K(instr);
             n_r    <= `F_GEMM_N(instr);
             acc_r  <= `F_GEMM_ACC(instr);
+            wt_r   <= `F_GEMM_WT(instr);
         end else begin
             if (fold_end) begin
                 a_ptr <= next_fold;
                 w_ptr <= w_base;
             end else if (a_req) begin
                 a_ptr <= a_ptr + 1'b1;
-                w_ptr <= w_ptr + n_step;
+                // weight row t: the next row of a k x n tile, the next column of an n x k one
+                w_ptr <= w_ptr + (wt_r ? {{(AW-1){1'b0}}, 1'b1} : n_step);
             end
             // R read-out steps a fold (rows past m included): o_ptr walks whole folds
             if (out_step) o_ptr <= o_ptr + n_step;
@@ -97,7 +101,7 @@ module matrix_engine_os #(
         for (i = 0; i < C; i = i + 1) begin : g_col
             wire used = i < n_r;
             wire [31:0] sum = out_data[32*i +: 32];
-            assign wbuf_addr[AW*i +: AW]    = w_ptr + i;
+            assign wbuf_addr[AW*i +: AW]    = w_ptr + (wt_r ? i * k_step : i);
             // columns >= n stream zero weights: their sums are never written anyway
             assign w_bytes[8*i +: 8]        = used ? wbuf_data[8*i +: 8] : 8'd0;
             assign abuf_rd_addr[AW*i +: AW] = o_ptr + i;

@@ -1,7 +1,7 @@
 // The core's matrix unit on the output-stationary array (the Target's -dataflow=os): the
 // conv_* registers (cfg), gemm, and conv as ONE pass of m = oh*ow output pixels with the whole
 // kh*kw*cin window streamed per fold, through an im2col that gives each row lane its own pixel.
-// Cycles: cfg 1; gemm matrix_gemm_os; conv matrix_conv_os = ceil(oh*ow / R) * (kh*kw*cin +
+// Cycles: cfg 1; gemm matrix_gemm_os (wt = 1: weights stored n x k, as matrix_engine); conv matrix_conv_os = ceil(oh*ow / R) * (kh*kw*cin +
 // R + C - 1). The same ports as matrix_unit (weight-stationary); npu_core's OS picks one.
 //
 // Stream step t of a fold is (ky, kx, ch), channel innermost: weight row t is wbuf + t*n
@@ -85,7 +85,7 @@ module matrix_unit_os #(
     assign illegal = state == ONE && bad;
 
     // the instruction in flight
-    reg          conv_mode, acc_r;
+    reg          conv_mode, acc_r, wt_r;
     reg [AW-1:0] ibuf_r, w_base, w_ptr, o_ptr, a_ptr;
     reg [7:0]    n_r;
     reg [7:0]    k_r;       // a gemm's k (its input row stride)
@@ -142,12 +142,14 @@ module matrix_unit_os #(
                 k_r    <= `F_GEMM_K(instr);
                 n_r    <= `F_GEMM_N(instr);
                 acc_r  <= `F_GEMM_ACC(instr);
+                wt_r   <= `F_GEMM_WT(instr);
             end else begin
                 ibuf_r <= `F_CONV_IBUF(instr);
                 w_base <= `F_CONV_WBUF(instr);  w_ptr <= `F_CONV_WBUF(instr);
                 o_ptr  <= `F_CONV_ABUF(instr);
                 n_r    <= `F_CONV_COUT(instr);
                 acc_r  <= `F_CONV_ACC(instr);
+                wt_r   <= 1'b0;
                 in_h_r <= in_h_in;  in_w_r <= in_w_in;  ow_r <= ow_in[9:0];  cin_r <= cin_in;
             end
             ky <= 4'd0;  kx <= 4'd0;  ch <= 12'd0;
@@ -164,7 +166,7 @@ module matrix_unit_os #(
                 ty <= -$signed({12'd0, pt});  tx <= -$signed({12'd0, pl});
             end else if (a_req) begin
                 a_ptr <= a_ptr + 1'b1;
-                w_ptr <= w_ptr + n_step;
+                w_ptr <= w_ptr + (wt_r ? {{(AW-1){1'b0}}, 1'b1} : n_step);
                 if (ch + 1'b1 != cin_r) begin
                     ch <= ch + 1'b1;
                 end else begin
@@ -222,7 +224,7 @@ module matrix_unit_os #(
         for (i = 0; i < C; i = i + 1) begin : g_col
             wire used = i < n_r;
             wire [31:0] sum = out_data[32*i +: 32];
-            assign wbuf_addr[AW*i +: AW]    = w_ptr + i;
+            assign wbuf_addr[AW*i +: AW]    = w_ptr + (wt_r ? i * k_step : i);
             assign w_bytes[8*i +: 8]        = used ? wbuf_data[8*i +: 8] : 8'd0;
             assign abuf_rd_addr[AW*i +: AW] = o_ptr + i;
             assign abuf_wr_addr[AW*i +: AW] = o_ptr + i;

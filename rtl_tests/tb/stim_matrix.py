@@ -57,7 +57,7 @@ def gemm_wt_cases(rng, sizes: dict, rows: int, cols: int, count: int) -> list[Ca
 
 def gemm_os_directed(rng, sizes: dict, rows: int, cols: int) -> list[Case]:
     """Output-stationary corners: one fold, folds with a partial last one, k past R, k=1,
-    n=1, the k field's maximum, extreme products and int32 wrap on accumulate."""
+    n=1, the k field's maximum, extreme products, int32 wrap on accumulate, wt = 1 (n x k)."""
     R, C = rows, cols
     return [gemm_case(rng, sizes, 1, 1, 1, 0),                       # smallest
             gemm_case(rng, sizes, R, R, C, 0),                       # one full fold
@@ -68,7 +68,9 @@ def gemm_os_directed(rng, sizes: dict, rows: int, cols: int) -> list[Case]:
             gemm_case(rng, sizes, 2 * R, R + 1, C, 0, fill="min"),   # (-128)*(-128) sums
             gemm_case(rng, sizes, R - 1 or 1, 7, C, 0, fill="alternate"),
             gemm_case(rng, sizes, R + 2, 2 * R, C, 1, fill="min", acc_fill="max"),  # wraps up
-            gemm_case(rng, sizes, 3, R, C, 1, fill="alternate", acc_fill="min")]
+            gemm_case(rng, sizes, 3, R, C, 1, fill="alternate", acc_fill="min"),
+            gemm_case(rng, sizes, R + 3, 2 * R + 1, max(1, C - 1), 1, wt=1),  # n x k, k > R
+            gemm_case(rng, sizes, 2 * R, 1, C, 0, wt=1)]
 
 
 def gemm_os_random(rng, sizes: dict, rows: int, cols: int, count: int) -> list[Case]:
