@@ -103,9 +103,9 @@ def check_instruction(instr: Instruction, target=None,
         raise TargetCheckError(f"target '{target_name(target)}' is a {target.kind} target; "
                                "NPU programs need an npu target such as npu-edge")
     facts = _facts(target, target.tag)
-    plan = _plan(instr)
-    for f in plan.limited:
-        _check_limit(instr, f, facts)
+    plan = _plan(instr, facts.dataflow)
+    for f, limit in plan.limited:
+        _check_limit(instr, f, limit, facts)
     regs = {**_reset_file(), **regs} if regs else _reset_file()
     if plan.window:
         _out_hw(instr, regs, plan.window)  # an empty output first: its extents would be meaningless
@@ -128,6 +128,7 @@ class _Facts:
         self.buffer_elems = target.derived.buffer_elems
         self.elem_bytes = target.derived.elem_bytes
         self.dram_bytes = target.derived.dram_bytes
+        self.dataflow = target.dataflow
 
 
 @lru_cache(maxsize=64)  # Targets are immutable; equality ignores the tag, the name does not
@@ -136,31 +137,34 @@ def _facts(target, tag) -> _Facts:
 
 
 class _Plan:
-    """What check_instruction reads of one spec entry, looked up once per entry (a compiler
-    checks some 10^4 instructions per model): its Target-limited fields, its buffer address
-    fields, its window kind (conv/pool) and whether it is a DMA."""
+    """What check_instruction reads of one spec entry on one dataflow, looked up once per
+    entry (a compiler checks some 10^4 instructions per model): its Target-limited fields with
+    their limit there (the spec's [dataflow] table: an output-stationary gemm's k is free), its
+    buffer address fields, its window kind (conv/pool) and whether it is a DMA."""
 
-    def __init__(self, instr: Instruction):
+    def __init__(self, instr: Instruction, dataflow: str):
         self.ins = instr.spec
-        self.limited = tuple(f for f in instr.spec.fields if f.target_max)
+        limits = instr.spec.limits_for(dataflow)
+        self.limited = tuple((f, limits[f.name]) for f in instr.spec.fields if f.name in limits)
         self.buffered = tuple(f for f in instr.spec.fields if f.buffer)
         self.window = window_kind(instr)
         self.dma = instr.spec.cls == "dma"
 
 
-_PLANS: dict = {}  # id(InstructionSpec) -> _Plan (which holds the spec entry alive)
+_PLANS: dict = {}  # (id(InstructionSpec), dataflow) -> _Plan (which holds the entry alive)
 
 
-def _plan(instr: Instruction) -> _Plan:
-    plan = _PLANS.get(id(instr.spec))
+def _plan(instr: Instruction, dataflow: str) -> _Plan:
+    key = (id(instr.spec), dataflow)
+    plan = _PLANS.get(key)
     if plan is None or plan.ins is not instr.spec:
-        plan = _PLANS[id(instr.spec)] = _Plan(instr)
+        plan = _PLANS[key] = _Plan(instr, dataflow)
     return plan
 
 
-def _check_limit(instr: Instruction, f: FieldSpec, facts: _Facts) -> None:
+def _check_limit(instr: Instruction, f: FieldSpec, limit: str, facts: _Facts) -> None:
     value, name = instr.fields[f.name], facts.name
-    if f.target_max == "unit":
+    if limit == "unit":
         units = facts.units
         unit = load_spec().enums["unit"].names[value]
         if unit not in units:
@@ -168,15 +172,15 @@ def _check_limit(instr: Instruction, f: FieldSpec, facts: _Facts) -> None:
                 f"{instr.mnemonic}: field '{f.name}' value {unit} is not a unit of {name} "
                 f"(units: {', '.join(units)}; dma_engines={facts.dma_engines})", f.name, unit)
         return
-    if f.target_max not in TARGET_LIMITS:
+    if limit not in TARGET_LIMITS:
         raise SpecError(f"instruction '{instr.mnemonic}': field '{f.name}' names unknown "
-                        f"target_max '{f.target_max}'; known: unit, {', '.join(TARGET_LIMITS)}")
-    lo, hi = facts.limits[f.target_max]
+                        f"target_max '{limit}'; known: unit, {', '.join(TARGET_LIMITS)}")
+    lo, hi = facts.limits[limit]
     if not lo <= value <= hi:
-        shown = f"{value:#x}" if f.target_max == "dram_addr" else str(value)
-        bound = f"{lo:#x}..{hi:#x}" if f.target_max == "dram_addr" else f"{lo}..{hi}"
+        shown = f"{value:#x}" if limit == "dram_addr" else str(value)
+        bound = f"{lo:#x}..{hi:#x}" if limit == "dram_addr" else f"{lo}..{hi}"
         raise TargetCheckError(f"{instr.mnemonic}: field '{f.name}' value {shown} out of range "
-                               f"{bound} ({f.target_max} of {name})", f.name, value)
+                               f"{bound} ({limit} of {name})", f.name, value)
 
 
 def _buffer_of(instr: Instruction, f: FieldSpec) -> str:

@@ -77,10 +77,33 @@ class InstructionSpec:
     timing: str
     fields: tuple[FieldSpec, ...]
     format: str | None = None
+    # per dataflow of the spec's [dataflow] table: the cycle rule this instruction uses there,
+    # and its fields' Target limits there (field name -> target_max, None: no Target limit)
+    dataflow_timing: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    dataflow_limits: dict[str, dict[str, str | None]] = field(default_factory=dict,
+                                                               compare=False, repr=False)
 
     @functools.cached_property
     def field_map(self) -> dict[str, FieldSpec]:
         return {f.name: f for f in self.fields}
+
+    def timing_for(self, dataflow: str) -> str:
+        """The cycle rule this instruction uses on an array of `dataflow` (ws, os)."""
+        try:
+            return self.dataflow_timing[dataflow]
+        except KeyError:
+            if not self.dataflow_timing:  # built by hand, without a spec's [dataflow] table
+                return self.timing
+            raise SpecError(f"instruction '{self.mnemonic}': unknown dataflow '{dataflow}'; "
+                            f"known: {', '.join(self.dataflow_timing)}") from None
+
+    def limits_for(self, dataflow: str) -> dict[str, str | None]:
+        """Field name -> its Target limit (target_max name) on an array of `dataflow`."""
+        limits = self.dataflow_limits.get(dataflow)
+        if limits is None:
+            self.timing_for(dataflow)  # the unknown-dataflow error
+            return {f.name: f.target_max for f in self.fields if f.target_max}
+        return limits
 
     @functools.cached_property
     def reserved_mask(self) -> int:
@@ -116,6 +139,17 @@ class TimingRule:
 
 
 @dataclass(frozen=True)
+class DataflowSpec:
+    """One dataflow of the array (the Target's -dataflow): what it changes of the first one's
+    instruction entries."""
+
+    name: str
+    doc: str
+    timing: dict[str, str]              # cycle rule -> the rule used instead
+    target_max: dict[str, str | None]   # "mnemonic.field" -> its limit here (None: none)
+
+
+@dataclass(frozen=True)
 class IsaSpec:
     name: str
     version: str
@@ -130,6 +164,12 @@ class IsaSpec:
     instructions: tuple[InstructionSpec, ...]
     buffers: dict[str, BufferSpec] = field(default_factory=dict)
     path: Path = field(default=SPEC_PATH, compare=False)
+    dataflows: dict[str, DataflowSpec] = field(default_factory=dict)
+
+    @property
+    def dataflow_names(self) -> tuple[str, ...]:
+        """The array dataflows ([dataflow]), the default first: ws, os."""
+        return tuple(self.dataflows) or ("ws",)
 
     @functools.cached_property
     def by_mnemonic(self) -> dict[str, InstructionSpec]:
@@ -220,6 +260,9 @@ def _validate(spec: IsaSpec) -> None:
                 raise SpecError(f"{where}: field '{f.name}' names unknown buffer '{f.buffer}'")
         if ins.timing not in spec.timing:
             raise SpecError(f"{where}: timing rule '{ins.timing}' is not in [timing]")
+        for name in ins.dataflow_timing.values():
+            if name not in spec.timing:
+                raise SpecError(f"{where}: its [dataflow] timing rule '{name}' is not in [timing]")
         if ins.unit.startswith("field:") and ins.unit[6:] not in ins.field_map:
             raise SpecError(f"{where}: unit comes from missing field '{ins.unit[6:]}'")
     for reg in spec.registers.values():
@@ -234,6 +277,33 @@ def _validate(spec: IsaSpec) -> None:
                         "every buffer needs one type per datapath dtype")
 
 
+def _dataflows(raw: dict, instructions: list) -> dict[str, DataflowSpec]:
+    """[dataflow.<name>] tables -> DataflowSpec; a "mnemonic.field" key must name a field."""
+    fields = {(i["mnemonic"], f) for i in instructions
+              for f in {**i.get("fields", {})}}
+    out = {}
+    for name, d in (raw or {"ws": {}}).items():
+        limits = {}
+        for key, limit in d.get("target_max", {}).items():
+            mnemonic, _, fname = key.partition(".")
+            if (mnemonic, fname) not in fields:
+                raise SpecError(f"[dataflow.{name}] target_max key '{key}' names no instruction "
+                                "field; write it as mnemonic.field, e.g. gemm.k")
+            limits[key] = limit or None
+        out[name] = DataflowSpec(name, d.get("doc", ""), dict(d.get("timing", {})), limits)
+    return out
+
+
+def _limits(d: DataflowSpec, mnemonic: str, fields, ws: dict) -> dict[str, str | None]:
+    """The Target limits of one instruction's fields on dataflow `d` (None entries dropped)."""
+    out = dict(ws)
+    for f in fields:
+        key = f"{mnemonic}.{f.name}"
+        if key in d.target_max:
+            out[f.name] = d.target_max[key]
+    return {k: v for k, v in out.items() if v}
+
+
 @functools.lru_cache(maxsize=None)
 def load_spec(path: str | Path = SPEC_PATH) -> IsaSpec:
     """Parse and validate the spec file (cached: the spec is immutable)."""
@@ -246,6 +316,7 @@ def load_spec(path: str | Path = SPEC_PATH) -> IsaSpec:
     for name, r in raw.get("registers", {}).items():
         regs[name] = RegisterSpec(name, enums["reg"].values.get(name, -1), r["unit"],
                                   int(r["reset"]), tuple(r["range"]), r.get("doc", ""))
+    dataflows = _dataflows(raw.get("dataflow", {}), raw["instruction"])
     instructions = []
     for ins in raw["instruction"]:
         where = f"instruction '{ins.get('mnemonic', '?')}'"
@@ -255,10 +326,15 @@ def load_spec(path: str | Path = SPEC_PATH) -> IsaSpec:
         merged = {**formats.get(fmt, {}), **ins.get("fields", {})}
         fields = tuple(sorted((_field(n, f, where) for n, f in merged.items()),
                               key=lambda f: f.lsb))
+        mnemonic, rule = ins["mnemonic"], ins["timing"]
+        limited = {f.name: f.target_max for f in fields if f.target_max}
         instructions.append(InstructionSpec(
-            mnemonic=ins["mnemonic"], opcode=int(ins["opcode"]), cls=ins["class"],
+            mnemonic=mnemonic, opcode=int(ins["opcode"]), cls=ins["class"],
             unit=ins["unit"], semantics=ins["semantics"], ref=ins["ref"],
-            timing=ins["timing"], fields=fields, format=fmt))
+            timing=rule, fields=fields, format=fmt,
+            dataflow_timing={d.name: d.timing.get(rule, rule) for d in dataflows.values()},
+            dataflow_limits={d.name: _limits(d, mnemonic, fields, limited)
+                             for d in dataflows.values()}))
     meta = raw["isa"]
     timing = {name: TimingRule(name, r["cycles"], r.get("doc", ""))
               for name, r in raw.get("timing", {}).items()}
@@ -269,6 +345,7 @@ def load_spec(path: str | Path = SPEC_PATH) -> IsaSpec:
                    opcode_lsb=meta["opcode"]["lsb"], opcode_width=meta["opcode"]["width"],
                    byte_order=meta["byte_order"], semantics_module=meta["semantics_module"],
                    timing=timing, enums=enums, registers=regs,
-                   instructions=tuple(instructions), buffers=buffers, path=path)
+                   instructions=tuple(instructions), buffers=buffers, path=path,
+                   dataflows=dataflows)
     _validate(spec)
     return spec

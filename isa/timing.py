@@ -1,7 +1,8 @@
 """The cycle rules: how many cycles each instruction occupies its unit, uncontended.
 
 One registry, RULES, keyed by the names of the spec's [timing] table; an instruction's rule is
-the one its spec `timing` key names (`rule_of`), so the simulator (npusim.exec, npusim.units)
+the one its spec `timing` key names on the array's dataflow (`rule_of`: the spec's
+[dataflow] table maps the weight-stationary rules to the output-stationary ones), so the simulator (npusim.exec, npusim.units)
 and the compiler's cost model (compiler.lower.cost) both find it through the spec and call the
 same function. These formulas are the contract with the RTL: docs/timing.md documents them,
 tests/npusim/test_timing_contract.py checks them against the spec's formula text, and the
@@ -42,13 +43,17 @@ class HwParams:
     # zero-fill elements per cycle of a padded load; None on a machine whose DMA writes no
     # padding (the compiler's cpu/gpu stand-ins), where only fill = 0 is legal
     dma_fill_lanes: int | None
+    # the array's dataflow (the Target's -dataflow): which rule a matrix instruction's spec
+    # entry names (rule_of); the rules themselves never branch on it
+    dataflow: str = "ws"
 
     @classmethod
     def from_target(cls, target) -> "HwParams":
         return cls(array_rows=target.array_rows, array_cols=target.array_cols,
                    vector_lanes=target.vector_lanes, vector_pipeline=target.vector_pipeline,
                    dma_setup=target.dma_setup, dram_latency=target.dram_latency,
-                   dram_bw=target.dram_bw, dma_fill_lanes=target.dma_fill_lanes)
+                   dram_bw=target.dram_bw, dma_fill_lanes=target.dma_fill_lanes,
+                   dataflow=target.dataflow)
 
 
 RULES: dict[str, Callable[..., int]] = {}
@@ -62,20 +67,29 @@ def rule(name: str):
     return register
 
 
-def rule_of(ins) -> Callable[..., int]:
-    """The rule an instruction's spec entry (InstructionSpec, or an Instruction) names."""
-    ins = getattr(ins, "spec", ins)
+def rule_name(ins, dataflow: str = "ws") -> str:
+    """The name of the rule an instruction's spec entry (InstructionSpec, or an Instruction)
+    names on an array of `dataflow`: its `timing` key, or what the spec's [dataflow] table
+    puts in its place. The one place the dataflow chooses a cycle rule."""
+    return getattr(ins, "spec", ins).timing_for(dataflow)
+
+
+def rule_of(ins, dataflow: str = "ws") -> Callable[..., int]:
+    """The rule an instruction's spec entry (InstructionSpec, or an Instruction) names on an
+    array of `dataflow` (rule_name)."""
+    name = rule_name(ins, dataflow)
     try:
-        return RULES[ins.timing]
+        return RULES[name]
     except KeyError:
-        raise SpecError(f"instruction '{ins.mnemonic}': no cycle rule named '{ins.timing}'; "
+        ins = getattr(ins, "spec", ins)
+        raise SpecError(f"instruction '{ins.mnemonic}': no cycle rule named '{name}'; "
                         f"known: {', '.join(RULES)}") from None
 
 
 def cycles(hw: HwParams, ins, **operands) -> int:
     """Uncontended cycles of instruction `ins` (InstructionSpec or Instruction) by the rule
-    its spec `timing` key names, given the operands that rule's formula reads."""
-    fn = rule_of(ins)
+    its spec `timing` key names on `hw`'s dataflow, given the operands its formula reads."""
+    fn = rule_of(ins, hw.dataflow)
     try:
         return fn(hw, **operands)
     except TypeError:
@@ -83,7 +97,8 @@ def cycles(hw: HwParams, ins, **operands) -> int:
         if not missing:
             raise
         ins = getattr(ins, "spec", ins)
-        raise SpecError(f"instruction '{ins.mnemonic}': its cycle rule '{ins.timing}' needs "
+        raise SpecError(f"instruction '{ins.mnemonic}': its cycle rule "
+                        f"'{rule_name(ins, hw.dataflow)}' needs "
                         f"operand(s) {', '.join(missing)}, given {', '.join(operands) or 'none'}"
                         "; does the spec's timing key name a rule for this kind of "
                         "instruction?") from None
@@ -191,6 +206,26 @@ def matrix_conv(hw: HwParams, m: int, kh: int, kw: int, cin: int, **_) -> int:
     # in closed form (the compiler's tile choosers ask this thousands of times): each of the
     # kh*kw taps has ceil(cin / R) passes, whose depths add up to cin
     return kh * kw * (cin + ceil(cin / hw.array_rows) * fixed)
+
+
+@rule("matrix_gemm_os")
+def matrix_gemm_os(hw: HwParams, m: int, k: int, n: int, **_) -> int:
+    """ceil(m / R) * (k + R + C - 1): the output-stationary array holds a fold of R x C
+    outputs (rows of m, n <= C columns), one per PE. Per fold: k cycles stream column t of
+    the inputs into the rows (row r skewed r cycles) and row t of the weights into the columns
+    (column c skewed c cycles), so PE (r, c) takes its last pair at cycle k - 1 + r + c; row r
+    is complete at k - 1 + r + C - 1 and is read out across all columns then, one row a
+    cycle, written at the next edge: k + R + C - 1 cycles. The sequencer runs the whole
+    array's skew whatever m and n use, and starts a fold when the last one's rows are out."""
+    return ceil(m / hw.array_rows) * (k + hw.array_rows + hw.array_cols - 1)
+
+
+@rule("matrix_conv_os")
+def matrix_conv_os(hw: HwParams, m: int, kh: int, kw: int, cin: int, **_) -> int:
+    """matrix_gemm_os(m = oh * ow, k = kh * kw * cin): a fold of R output pixels streams the
+    whole window, taps and channels, through the hardware im2col (no passes: the outputs stay
+    in the PEs across taps and channel blocks)."""
+    return matrix_gemm_os(hw, m=m, k=kh * kw * cin, n=0)
 
 
 @rule("vector_elementwise")

@@ -19,6 +19,7 @@ module npu_core #(
     parameter integer OBUF_DEPTH = 4096,
     parameter integer Q = 4,             // Target queue_depth
     parameter integer NSEM = 8,          // Target semaphores
+    parameter integer OS = 0,            // Target dataflow: 1 = os (matrix_unit_os), 0 = ws
     parameter integer IMEM_DEPTH = 1024, // instruction words
     parameter IMEM_FILE = "",            // $readmemh image of the program (else: testbench VPI)
     // derived (Verilog-2005 has no localparam here): leave at their defaults
@@ -165,13 +166,25 @@ module npu_core #(
             assign m_w_bytes[8*g +: 8] = rd_data[32*(R+g) +: 8];
         end
     endgenerate
-    matrix_unit #(.R(R), .C(C), .AW(AW)) u_matrix (
-        .clk(clk), .rst(rst), .start(u_start[UM]), .instr(u_instr[128*UM +: 128]),
-        .ready(u_ready[UM]), .busy(), .done(u_done[UM]), .illegal(u_illegal[UM]),
-        .ibuf_addr(m_i_addr), .ibuf_data(m_i_bytes),
-        .wbuf_addr(m_w_addr), .wbuf_data(m_w_bytes),
-        .abuf_rd_addr(m_ar_addr), .abuf_rd_data(rd_data[(R+C)*32 +: C*32]),
-        .abuf_wr_en(m_aw_en), .abuf_wr_addr(m_aw_addr), .abuf_wr_data(m_aw_data));
+    generate
+        if (OS != 0) begin : g_matrix_os
+            matrix_unit_os #(.R(R), .C(C), .AW(AW)) u_matrix (
+                .clk(clk), .rst(rst), .start(u_start[UM]), .instr(u_instr[128*UM +: 128]),
+                .ready(u_ready[UM]), .busy(), .done(u_done[UM]), .illegal(u_illegal[UM]),
+                .ibuf_addr(m_i_addr), .ibuf_data(m_i_bytes),
+                .wbuf_addr(m_w_addr), .wbuf_data(m_w_bytes),
+                .abuf_rd_addr(m_ar_addr), .abuf_rd_data(rd_data[(R+C)*32 +: C*32]),
+                .abuf_wr_en(m_aw_en), .abuf_wr_addr(m_aw_addr), .abuf_wr_data(m_aw_data));
+        end else begin : g_matrix_ws
+            matrix_unit #(.R(R), .C(C), .AW(AW)) u_matrix (
+                .clk(clk), .rst(rst), .start(u_start[UM]), .instr(u_instr[128*UM +: 128]),
+                .ready(u_ready[UM]), .busy(), .done(u_done[UM]), .illegal(u_illegal[UM]),
+                .ibuf_addr(m_i_addr), .ibuf_data(m_i_bytes),
+                .wbuf_addr(m_w_addr), .wbuf_data(m_w_bytes),
+                .abuf_rd_addr(m_ar_addr), .abuf_rd_data(rd_data[(R+C)*32 +: C*32]),
+                .abuf_wr_en(m_aw_en), .abuf_wr_addr(m_aw_addr), .abuf_wr_data(m_aw_data));
+        end
+    endgenerate
     assign rd_sel[0 +: MRD*2]   = {{C{BUF_ABUF[1:0]}}, {C{BUF_WBUF[1:0]}}, {R{BUF_IBUF[1:0]}}};
     assign rd_addr[0 +: MRD*AW] = {m_ar_addr, m_w_addr, m_i_addr};
     assign wr_sel[0 +: C*2]     = {C{BUF_ABUF[1:0]}};

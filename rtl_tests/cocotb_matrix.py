@@ -1,4 +1,5 @@
-"""cocotb tests of rtl/matrix_engine.v against npusim: gemm results bit-exact, cycles == matrix_gemm."""
+"""cocotb tests of rtl/matrix_engine.v (matrix_engine_os.v on -dataflow=os) against npusim: gemm
+results bit-exact, cycles == the gemm rule of the Target's dataflow (matrix_gemm, matrix_gemm_os)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from cocotb.triggers import ReadOnly
 from isa.codec import encode_fields
 from isa import timing
 from rtl_tests.tb.bench import UnitBench
-from rtl_tests.tb.stim_matrix import gemm_case, gemm_directed, gemm_random, gemm_wt_cases
+from isa.spec import load_spec
+from rtl_tests.tb.stim_matrix import DIRECTED, RANDOM, gemm_case, gemm_chain, gemm_wt_cases
 
 UNIT = "matrix"
 
@@ -17,12 +19,17 @@ def _geometry(bench: UnitBench) -> tuple[dict, int, int]:
     return bench.model.state.sizes, bench.params["R"], bench.params["C"]
 
 
+def _dataflow(bench: UnitBench) -> str:
+    return bench.model.state.hw.dataflow
+
+
 @cocotb.test()
 async def gemm_directed_cases(dut):
-    """Corner cases: k=1, m=1, n=1, n=C, k=R, extreme int8 products, int32 wrap on accumulate."""
+    """Corner cases: k=1, m=1, n=1, n=C, k=R (os: k > R, folds of m), extreme int8 products,
+    int32 wrap on accumulate."""
     bench = await UnitBench.open(dut, UNIT)
     sizes, R, C = _geometry(bench)
-    await bench.run_cases(gemm_directed(bench.rng(1), sizes, R, C))
+    await bench.run_cases(DIRECTED[_dataflow(bench)](bench.rng(1), sizes, R, C))
     bench.finish()
 
 
@@ -30,7 +37,7 @@ async def gemm_directed_cases(dut):
 async def gemm_random_cases(dut):
     bench = await UnitBench.open(dut, UNIT)
     sizes, R, C = _geometry(bench)
-    await bench.run_cases(gemm_random(bench.rng(2), sizes, R, C, count=30))
+    await bench.run_cases(RANDOM[_dataflow(bench)](bench.rng(2), sizes, R, C, count=30))
     bench.finish()
 
 
@@ -57,11 +64,10 @@ async def gemm_transposed_back_to_back(dut):
 
 @cocotb.test()
 async def gemm_back_to_back(dut):
-    """Issued without a gap, each gemm still takes exactly matrix_gemm cycles (ready with done)."""
+    """Issued without a gap, each gemm still takes exactly its rule's cycles (ready with done)."""
     bench = await UnitBench.open(dut, UNIT)
     sizes, R, C = _geometry(bench)
-    rng = bench.rng(3)
-    await bench.run_back_to_back([gemm_case(rng, sizes, 2 + i, R, C, i % 2) for i in range(3)])
+    await bench.run_back_to_back(gemm_chain(bench.rng(3), sizes, R, C, _dataflow(bench)))
     bench.finish()
 
 
@@ -78,11 +84,12 @@ async def non_gemm_opcode_is_flagged(dut):
 
 @cocotb.test()
 async def checker_catches_changed_cycle_rule(dut):
-    """Make the model's matrix_gemm rule one cycle longer: the checker must report the RTL."""
+    """Make the model's gemm rule one cycle longer: the checker must report the RTL."""
     bench = await UnitBench.open(dut, UNIT)
     sizes, R, C = _geometry(bench)
-    original = timing.RULES["matrix_gemm"]
-    with timing.override("matrix_gemm", lambda hw, **ops: original(hw, **ops) + 1):
+    rule = timing.rule_name(load_spec().instruction("gemm"), _dataflow(bench))
+    original = timing.RULES[rule]
+    with timing.override(rule, lambda hw, **ops: original(hw, **ops) + 1):
         await bench.run_cases([gemm_case(bench.rng(4), sizes, 3, R, C, 0)])
     kinds = [(m.kind, bench.checker.rows[m.index]["diff"]) for m in bench.checker.mismatches]
     assert kinds == [("cycles", -1)], f"checker reported {kinds}, expected one cycle mismatch of -1"

@@ -21,11 +21,16 @@ TARGET = "npu-tiny"
 VARIANT = "npu-tiny -queue-depth=1 -vector-pipeline=3 -dma-setup=1 -dram-latency=5"
 # (target, cocotb tests, programs) of each simulator process; npu-tiny's in two halves so no
 # pytest test waits long for its run
+# npu-tiny's output-stationary array (rtl/matrix_unit_os.v): gemm and conv programs, the
+# compiled one tiled for it
+OS = "npu-tiny -dataflow=os"
 LONG = ["tiny_conv", "compiled_conv_relu"]
 RUNS = [(TARGET, ("run_programs", "checker_reports_first_divergence"), LONG),
         (TARGET, ("run_programs", "faults_stop_the_core_where_the_model_faults"),
          [p for p in PROGRAMS if p not in LONG]),
-        (VARIANT, ("run_programs",), ["tiny_double_buffered", "tiny_gemm_requant"])]
+        (VARIANT, ("run_programs",), ["tiny_double_buffered", "tiny_gemm_requant"]),
+        (OS, ("run_programs",), ["tiny_conv", "tiny_conv_strided", "tiny_gemm_requant",
+                                 "tiny_double_buffered", "compiled_conv_relu"])]
 CASES = [(target, p) for target, _, programs in RUNS for p in programs]
 
 

@@ -7,7 +7,8 @@ from rtl_tests.tb.core_params import core_params
 from rtl_tests.tb.core_runner import CORE_SOURCES, MATRIX_UNIT_SOURCES
 from rtl_tests.test_lint import lint
 
-TARGETS = ["npu-tiny", "npu-edge -dma-engines=1", "npu-server -num-cores=1 -dma-engines=1"]
+TARGETS = ["npu-tiny", "npu-edge -dma-engines=1", "npu-server -num-cores=1 -dma-engines=1",
+           "npu-edge -dma-engines=1 -dataflow=os"]
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from npusim.hw.rtl_params import UNIT_SOURCES, UNIT_TOPS, UNITS, unit_params
+from npusim.hw.rtl_params import MATRIX_ENGINES, UNIT_SOURCES, UNIT_TOPS, UNITS, unit_params
 from rtl_tests.runner import COMMON, RTL
 
 TARGETS = ("npu-tiny", "npu-edge", "npu-server")
@@ -25,6 +25,14 @@ def lint(top: str, sources: list[str], params: dict) -> subprocess.CompletedProc
 def test_unit_lints_clean(unit, target):
     result = lint(UNIT_TOPS[unit], UNIT_SOURCES[unit], unit_params(unit, target))
     assert result.returncode == 0, f"verilator -Wall on {UNIT_TOPS[unit]} ({target}):\n{result.stderr}"
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("top", [MATRIX_ENGINES["os"], "matrix_unit_os"])
+def test_output_stationary_matrix_lints_clean(target, top):
+    sources = UNIT_SOURCES["matrix"] + (["matrix_unit_os.v"] if top == "matrix_unit_os" else [])
+    result = lint(top, sources, unit_params("matrix", target))
+    assert result.returncode == 0, f"verilator -Wall on {top} ({target}):\n{result.stderr}"
 
 
 @pytest.mark.parametrize("top,sources", [("npu_buffers", COMMON), ("dram_model", ["dram_model.v"])])

@@ -6,7 +6,10 @@ from rtl_tests.runner import run_unit
 
 # the tiny tag; a non-square array (catches rows/columns mix-ups); 8x8. Larger arrays simulate
 # slowly in Icarus (its cost grows with the square of the memory lanes): they are linted only.
-TARGETS = ["npu-tiny", "npu-tiny -array=6x3", "npu-tiny -array=8x8"]
+TARGETS = ["npu-tiny", "npu-tiny -array=6x3", "npu-tiny -array=8x8",
+           # the output-stationary engine (rtl/matrix_engine_os.v) at the same shapes
+           "npu-tiny -dataflow=os", "npu-tiny -array=6x3 -dataflow=os",
+           "npu-tiny -array=8x8 -dataflow=os"]
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -4,7 +4,7 @@ tiles, loop order and slot counts chosen against the Target by an analytical cos
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from math import ceil
+from math import ceil, gcd
 
 import numpy as np
 
@@ -182,8 +182,15 @@ def _fewest(slots: int, rule: tuple, want: int) -> int:
     return k if many <= want else max(k, need)
 
 
-def _row_options(oh: int) -> list:
-    return sorted({ceil(oh / k) for k in range(1, oh + 1)}, reverse=True)
+def _row_options(oh: int, ow: int = 1, fold: int = 1) -> list:
+    """Output rows per tile: the balanced splits of oh, and where the array takes m in folds of
+    `fold` pixels (Hw.m_fold: R on an output-stationary array) the heights whose rows * ow
+    pixels are whole folds, which the balanced splits often miss."""
+    out = {ceil(oh / k) for k in range(1, oh + 1)}
+    step = fold // gcd(ow, fold)
+    if fold > 1 and step < oh:
+        out |= set(range(step, oh, step)[:32])
+    return sorted(out, reverse=True)
 
 
 def _slice_options(cin: int, rows: int, grouped: bool) -> list:
@@ -243,28 +250,35 @@ def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: s
         # lets the next layer load while this one computes
         in_slots = _fewest(in_slots, in_rule, in_loads)
         w_slots = _fewest(w_slots, w_rule, w_loads)
-    # matrix: every (row tile, block, slice) conv; sum_s m_s = n * oh * ow. The conv rule is
-    # affine in m, so one slice's n_s row tiles take conv(sum_s m_s) + (n_s - 1) * conv(0)
-    # the Hw is asked each cost once per choice: per slice width the convs of all pixels
-    # and of none with one weight DMA, per row count the epilogue and one accumulator DMA,
+    # matrix: every (row tile, block, slice) conv: per image oh // rows tiles of m = rows * ow
+    # pixels and one of the rest. Summed tile by tile: the weight-stationary rule is affine in
+    # m (the sum is conv(all pixels) + (n_s - 1) * conv(0)), the output-stationary one rounds
+    # each tile up to whole folds of R pixels.
+    # The Hw is asked each cost once per choice: per (slice width, tile pixels) one conv,
+    # per slice width one weight DMA, per row count the epilogue and one accumulator DMA,
     # per (rows, cq) one input tile DMA
     costs = {} if costs is None else costs
     by_cq = costs.get(("cq", cq))
     if by_cq is None:
-        pixels = g.n * g.oh * g.ow
         slices = [min(cq, cr - q) for q in range(0, cr, cq)]
-        convs = {c: (hw.conv(pixels, g.kh, g.kw, c, cb), hw.conv(0, g.kh, g.kw, c, cb))
-                 for c in set(slices)}  # all slices but the last are alike
-        by_cq = costs[("cq", cq)] = (slices, convs, hw.dma(w_tile * eb))
+        by_cq = costs[("cq", cq)] = (slices, hw.dma(w_tile * eb))
+    full, rest = divmod(g.oh, rows)
+
+    def conv(pixels: int, c: int) -> int:
+        key = ("conv", pixels, c)
+        if key not in costs:
+            costs[key] = hw.conv(pixels, g.kh, g.kw, c, cb)
+        return costs[key]
     by_rows = costs.get(("rows", rows))
     if by_rows is None:
         by_rows = costs[("rows", rows)] = (epi.cycles(hw, acc_tile), hw.dma(acc_tile * eb))
     in_dma = costs.get((rows, cq))
     if in_dma is None:
         in_dma = costs[(rows, cq)] = hw.dma(in_tile * eb)
-    slices, convs, w_dma = by_cq
+    slices, w_dma = by_cq
     epi_cycles, acc_dma = by_rows
-    per_slice = {c: full + (n_s - 1) * empty for c, (full, empty) in convs.items()}
+    per_slice = {c: g.n * (full * conv(m, c) + (conv(rest * g.ow, c) if rest else 0))
+                 for c in set(slices)}  # all slices but the last are alike
     matrix = n_j * sum(per_slice[c] for c in slices)
     vector = n_s * n_j * epi_cycles
     out_bytes = g.n * g.oh * g.ow * g.cout * eb
@@ -336,7 +350,7 @@ def _choose(geom: ConvGeom, epi: Epilogue, hw: Hw, name: str,
     grouped = geom.groups > 1
     cr = geom.cin_range(0, min(hw.cols, geom.cout))
     cr = cr[1] - cr[0] if grouped else geom.cin
-    for rows in _row_options(geom.oh):
+    for rows in _row_options(geom.oh, geom.ow, hw.m_fold):
         for cq in _slice_options(cr, hw.rows, grouped):
             for order in (("sjq",) if grouped else ORDERS):
                 s = estimate(geom, epi, hw, rows, cq, order, costs, table_channels)

@@ -68,6 +68,9 @@ class Hw:
     # zero-fill elements per cycle of a padded load; None where nothing writes padding (the
     # cpu/gpu backends' stand-in Hw, which moves no data through a DMA)
     dma_fill_lanes: int | None = None
+    # the array's dataflow (ws, os): which cycle rule and field limits each matrix instruction
+    # has (the spec's [dataflow] table, through isa.timing.rule_name and limits_for)
+    dataflow: str = "ws"
     # the ISA spec whose timing keys choose each instruction's rule (None: isa/npu_isa.toml)
     spec: IsaSpec | None = field(default=None, compare=False, repr=False)
 
@@ -79,7 +82,7 @@ class Hw:
                    num_cores=t.num_cores, semaphores=t.semaphores, queue_depth=t.queue_depth,
                    buffer_elems=dict(t.derived.buffer_elems),
                    elem_bytes=dict(t.derived.elem_bytes), dtype=t.dtype, freq_mhz=t.freq_mhz,
-                   dma_fill_lanes=t.dma_fill_lanes, spec=spec)
+                   dma_fill_lanes=t.dma_fill_lanes, dataflow=t.dataflow, spec=spec)
 
     @functools.cached_property
     def params(self) -> timing.HwParams:
@@ -87,7 +90,8 @@ class Hw:
         return timing.HwParams(array_rows=self.rows, array_cols=self.cols,
                                vector_lanes=self.lanes, vector_pipeline=self.pipeline,
                                dma_setup=self.dma_setup, dram_latency=self.dram_latency,
-                               dram_bw=self.dram_bw, dma_fill_lanes=self.dma_fill_lanes)
+                               dram_bw=self.dram_bw, dma_fill_lanes=self.dma_fill_lanes,
+                               dataflow=self.dataflow)
 
     @property
     def act_bytes(self) -> int:
@@ -104,7 +108,7 @@ class Hw:
         # timing.cycles(self.params, ins, **operands) without its two extra calls: lowering
         # and codegen ask this some 10^5 times per model. The rule is looked up per call
         # (timing.override may swap it); on a failure timing.cycles raises its own error.
-        rule = timing.RULES.get(ins.timing)
+        rule = timing.RULES.get(ins.timing_for(self.dataflow))
         if rule is not None:
             try:
                 return rule(self.params, **operands)
@@ -116,6 +120,23 @@ class Hw:
     def _instructions(self) -> dict:
         """Spec entries by mnemonic, looked up once (the tile choosers ask for thousands)."""
         return {}
+
+    @functools.cached_property
+    def gemm_k(self) -> int:
+        """The deepest reduction one gemm takes: the array rows on a weight-stationary array,
+        the k field's range on an output-stationary one (its [dataflow] limits)."""
+        spec = (self.spec or load_spec()).instruction("gemm")
+        limited = spec.limits_for(self.dataflow).get("k") == "array_rows"
+        return self.rows if limited else spec.field_map["k"].legal[1]
+
+    @functools.cached_property
+    def m_fold(self) -> int:
+        """Pixels (gemm rows) the array takes at a time, read off the gemm rule: R where m = 1
+        costs what m = R does (an output-stationary array's whole folds of R rows), else 1 (a
+        weight-stationary array's rule is affine in m). The tile choosers offer tiles of whole
+        folds by it."""
+        whole = self.gemm(1, 1, 1) == self.gemm(self.rows, 1, 1)
+        return self.rows if whole and self.rows > 1 else 1
 
     def gemm(self, m: int, k: int, n: int) -> int:
         return self.cycles("gemm", m=m, k=k, n=n)

@@ -19,12 +19,16 @@ from .epilogue import Epilogue
 @dataclass(frozen=True)
 class DenseSchedule:
     n_tile: int        # output features per accumulator tile (the gemm's m)
-    group: int         # reduction blocks of R per weight load
+    group: int         # reduction blocks per weight load
     w_slots: int
     est: dict = field(default_factory=dict, compare=False)
+    # reduction depth of one gemm (its k): R on a weight-stationary array; on an
+    # output-stationary one, whose k is free, up to the k field's range (Hw.gemm_k)
+    k_block: int = 0
 
     def describe(self) -> str:
-        return f"n_tile={self.n_tile} k_blocks/load={self.group} w_slots={self.w_slots}"
+        return (f"n_tile={self.n_tile} k_blocks/load={self.group} w_slots={self.w_slots}"
+                + (f" k_block={self.k_block}" if self.k_block else ""))
 
 
 @dataclass
@@ -53,7 +57,8 @@ class DenseLayer:
     def tiles(self, hw: Hw) -> list:
         """(n0, n1, [(k0, k1) reduction blocks per weight load, ...]) per output tile."""
         s = self.schedule
-        kb = [(k, min(k + hw.rows, self.k)) for k in range(0, self.k, hw.rows)]
+        step = s.k_block or hw.rows
+        kb = [(k, min(k + step, self.k)) for k in range(0, self.k, step)]
         loads = [kb[i:i + s.group] for i in range(0, len(kb), s.group)]
         return [(n0, min(n0 + s.n_tile, self.n), loads) for n0 in range(0, self.n, s.n_tile)]
 
@@ -64,9 +69,36 @@ class DenseLayer:
                                for k0, k1 in blocks])
 
 
+def k_blocks(k: int, hw: Hw) -> list:
+    """The gemm depths a dense layer may block its reduction by: R on a weight-stationary
+    array; R, 2R, 4R, ... up to Hw.gemm_k (and k) on an output-stationary one, where a deeper
+    gemm pays the fold's skew less often but needs a larger weight tile."""
+    top = min(hw.gemm_k, k)
+    out, b = [], hw.rows
+    while b < top:
+        out.append(b)
+        b *= 2
+    return out + [top] if hw.gemm_k > hw.rows else [hw.rows]
+
+
 def choose_dense(k: int, n: int, epi: Epilogue, hw: Hw, name: str = "") -> DenseSchedule:
+    best = None
+    for kb in k_blocks(k, hw):
+        s = _choose_dense(k, n, epi, hw, kb)
+        if s is not None and (best is None or (s.est["cycles"], s.est["instructions"]) <
+                              (best.est["cycles"], best.est["instructions"])):
+            best = s
+    if best is None:
+        raise CompilerError(f"layer '{name}': dense {k} -> {n} does not fit the Target's "
+                            f"buffers (elements: {dict(hw.buffer_elems)}); the input vector "
+                            "must fit wbuf and a 1-feature tile abuf/obuf")
+    return best
+
+
+def _choose_dense(k: int, n: int, epi: Epilogue, hw: Hw, kb: int) -> DenseSchedule | None:
+    """The best schedule with gemms of depth `kb`, or None where none fits."""
     eb = hw.act_bytes
-    nblk = ceil(k / hw.rows)
+    nblk = ceil(k / kb)
     best = None
     share = ceil(n / hw.num_cores)  # with several cores, each takes whole tiles of its share
     n_opts = sorted({ceil(n / t) for t in range(1, n + 1)
@@ -79,13 +111,13 @@ def choose_dense(k: int, n: int, epi: Epilogue, hw: Hw, name: str = "") -> Dense
                 or k > hw.buffer_elems["wbuf"]:
             continue
         # what does not depend on the group, once per tile width
-        matrix = tiles * sum(hw.gemm(nt, min(hw.rows, k - b), 1) for b in range(0, k, hw.rows))
+        matrix = tiles * sum(hw.gemm(nt, min(kb, k - b), 1) for b in range(0, k, kb))
         epi_cycles = epi.cycles(hw, nt)
         vector = tiles * epi_cycles
         for group in sorted({1, 2, 4, 8, 16, 32, nblk}):
             if group > nblk:
                 continue
-            w_tile = nt * hw.rows * group
+            w_tile = nt * kb * group
             slots = min(2, hw.buffer_elems["ibuf"] // w_tile)
             if slots < 1:
                 continue
@@ -99,7 +131,7 @@ def choose_dense(k: int, n: int, epi: Epilogue, hw: Hw, name: str = "") -> Dense
             # DMA streams from the first cycle: only the last tile's compute follows it)
             head = hw.dma(w_tile * eb) + hw.dma(k * eb)
             drain = epi_cycles + hw.dma(nt * eb)
-            last = group * hw.gemm(nt, min(hw.rows, k), 1)
+            last = group * hw.gemm(nt, min(kb, k), 1)
             # each weight load costs the matrix unit a wait and a signal (SYNC_CYCLES)
             sync = 8 * loads
             total = max(matrix + sync + head + drain, dma + last + drain,
@@ -107,13 +139,10 @@ def choose_dense(k: int, n: int, epi: Epilogue, hw: Hw, name: str = "") -> Dense
             s = DenseSchedule(nt, group, slots, {"cycles": total, "matrix": matrix,
                                                  "vector": vector, "dma": dma,
                                                  "dram_bytes": nbytes,
-                                                 "instructions": tiles * nblk})
+                                                 "instructions": tiles * nblk},
+                              k_block=kb if kb != hw.rows else 0)
             if best is None or (total, loads) < (best.est["cycles"], best.est["instructions"]):
                 best = s
-    if best is None:
-        raise CompilerError(f"layer '{name}': dense {k} -> {n} does not fit the Target's "
-                            f"buffers (elements: {dict(hw.buffer_elems)}); the input vector "
-                            "must fit wbuf and a 1-feature tile abuf/obuf")
     return best
 
 

@@ -122,7 +122,17 @@ def render(spec: IsaSpec, root: Path) -> str:
     out += ["## Semantic rules", "", f"From `{spec.semantics_module}`, the reference "
             "semantics every backend and the RTL are checked against:", "",
             inspect.getdoc(sem), ""]
-    rules = list(dict.fromkeys(i.timing for i in spec.instructions))
+    flows = spec.dataflow_names
+    rules = list(dict.fromkeys(i.timing_for(d) for i in spec.instructions for d in flows))
+
+    def users(rule: str) -> str:  # instructions naming `rule`, with the dataflows that choose it
+        out = []
+        for i in spec.instructions:
+            on = [d for d in flows if i.timing_for(d) == rule]
+            if on:
+                out.append(f"`{i.mnemonic}`" + ("" if len(on) == len(flows)
+                                                 else f" (-dataflow={'/'.join(on)})"))
+        return ", ".join(out)
     out += ["## Timing rules", "",
             "Uncontended cycles an instruction occupies its unit, from the spec's `[timing]` "
             "table; `isa.timing` implements them, one function per rule, found through each "
@@ -134,9 +144,18 @@ def render(spec: IsaSpec, root: Path) -> str:
             "(dma-fill-lanes); other names are instruction fields or named in the notes.", ""]
     out += _table(["rule", "cycles", "instructions", "notes"],
                   [[f"`{r}`", f"`{spec.timing[r].cycles}`",
-                    ", ".join(f"`{i.mnemonic}`" for i in spec.instructions if i.timing == r),
-                    _esc(spec.timing[r].doc)]
+                    users(r), _esc(spec.timing[r].doc)]
                    for r in rules]) + [""]
+    out += ["## Dataflows", "",
+            "The systolic array's dataflow is the Target's `-dataflow` (the first is the "
+            "default). The instruction entries above carry the first one's timing keys and "
+            "Target limits; the others replace these (`[dataflow]` in the spec):", ""]
+    out += _table(["dataflow", "cycle rules used instead", "Target limits changed", "meaning"],
+                  [[f"`{d.name}`",
+                    ", ".join(f"`{a}` -> `{b}`" for a, b in d.timing.items()) or "-",
+                    ", ".join(f"`{k}`: {f'`{v}`' if v else 'none'}"
+                              for k, v in d.target_max.items()) or "-",
+                    _esc(d.doc)] for d in spec.dataflows.values()]) + [""]
     out += ["## Transformer instructions", ""] + _assembly(root, TRANSFORMER_DOC)
     out += ["## Assembly syntax", ""] + _assembly(root)
     return "\n".join(out).rstrip("\n") + "\n"

@@ -39,4 +39,7 @@ def spec_dict(spec: IsaSpec) -> dict:
                                "range": list(r.range), "doc": r.doc}
                       for r in spec.registers.values()},
         "instructions": [instruction_dict(i) for i in spec.instructions],
+        "dataflows": {d.name: {"doc": d.doc, "timing": dict(d.timing),
+                               "target_max": dict(d.target_max)}
+                      for d in spec.dataflows.values()},
     }

@@ -120,7 +120,7 @@ def _energy(name: str, default: float, doc: str) -> Attr:
 
 
 NPU_ATTRS = (
-    Attr("array", SHAPE2D, (16, 16), 1, 32, doc="systolic array rows x cols (weight-stationary)",
+    Attr("array", SHAPE2D, (16, 16), 1, 32, doc="systolic array rows x cols (its dataflow: -dataflow)",
          unit="PEs"),
     Attr("vector-lanes", int, 16, 1, 64, doc="vector unit lanes", unit="lanes"),
     Attr("dma-engines", int, 2, 1, 8, doc="DMA channels per core", unit="channels"),
@@ -143,6 +143,10 @@ NPU_ATTRS = (
     Attr("freq-mhz", int, 1000, 1, 10000, doc="clock frequency", unit="MHz"),
     Attr("dtype", str, "int8", choices=load_spec().dtypes,
          doc="data type (fp16 accumulates in fp32)"),
+    # ws: each PE holds a weight, inputs stream through, partial sums flow down the columns;
+    # os: each PE accumulates one output, inputs and weights both stream in (docs/timing.md)
+    Attr("dataflow", str, load_spec().dataflow_names[0], choices=load_spec().dataflow_names,
+         doc="systolic array dataflow: ws weight-stationary, os output-stationary"),
     # Energy at 45 nm (sources: docs/energy.md; Horowitz, ISSCC 2014, unless noted).
     _energy("energy-mac-pj", 0.3, "energy per int8 multiply-accumulate (8b mult 0.2 + 32b add "
             "0.1)"),

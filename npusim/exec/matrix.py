@@ -19,13 +19,50 @@ def _pass_sram_bytes(state, m: int, k: int, n: int, accumulate: bool) -> tuple:
             ("abuf", m * n * ab * (2 if accumulate else 1)))
 
 
+def _ws_sram(state, m: int, depths: list, n: int, acc: bool) -> dict:
+    """Weight-stationary: one pass per depth (a conv's taps x channel blocks), each streaming
+    the m inputs past its k x n weights and accumulating into abuf after the first."""
+    sram = dict.fromkeys(("ibuf", "wbuf", "abuf"), 0)
+    for i, k in enumerate(depths):
+        for buf, nbytes in _pass_sram_bytes(state, m, k, n, acc or i > 0):
+            sram[buf] += nbytes
+    return sram
+
+
+def _os_sram(state, m: int, depths: list, n: int, acc: bool) -> dict:
+    """Output-stationary: the whole depth streams through each fold of R output rows, so the
+    inputs are read once, the weights once per fold, and each output written (read) once."""
+    folds = -(-m // state.hw.array_rows)
+    sram = dict(_pass_sram_bytes(state, m, sum(depths), n, acc))
+    sram["wbuf"] *= folds
+    return sram
+
+
+# SRAM traffic (energy, not cycles: those are the spec's rules) of a tile on each dataflow
+SRAM_TRAFFIC = {"ws": _ws_sram, "os": _os_sram}
+
+# the Target limits of isa.checks' TARGET_LIMITS that the engine itself enforces (a program
+# that skipped the assembler's checks faults here), with the fix a fault suggests
+_ARRAY_LIMITS = {"array_rows": "the array rows", "array_cols": "the array columns"}
+_LIMIT_HINTS = {"k": "split the reduction into passes with acc=1",
+                "n": "split the output columns into tiles",
+                "cout": "split the output channels into tiles"}
+
+
+def _check_array_limits(instr, hw) -> None:
+    """The array limits of instr's fields on hw's dataflow (the spec's [dataflow] table)."""
+    for name, limit in instr.spec.limits_for(hw.dataflow).items():
+        if limit in _ARRAY_LIMITS:
+            check_limit(name, instr.fields[name], getattr(hw, limit), _ARRAY_LIMITS[limit],
+                        _LIMIT_HINTS.get(name, "split the tile"))
+
+
 def _conv_shape(instr, state, regs):
     """(extent counts of ibuf/wbuf/abuf, kh, kw, oh, ow, ExecInfo) of a conv tile; faults
     as the instruction does when its shape is illegal."""
     f = instr.fields
     hw = state.hw
-    check_limit("cout", f["cout"], hw.array_cols, "the array columns",
-                "split the output channels into tiles")
+    _check_array_limits(instr, hw)
     ops = cycle_operands(instr, regs)
     oh, ow, kh, kw = ops["oh"], ops["ow"], ops["kh"], ops["kw"]
     cin, cout = f["cin"], f["cout"]
@@ -36,11 +73,8 @@ def _conv_shape(instr, state, regs):
             f"{regs['conv_dilation_h']}x{regs['conv_dilation_w']}",
             hint="check the conv_* registers set by cfg unit=matrix")
     ext = extents(instr, regs)
-    passes = timing.conv_passes(hw, kh, kw, cin)
-    sram = dict.fromkeys(("ibuf", "wbuf", "abuf"), 0)
-    for i, k in enumerate(passes):
-        for buf, n in _pass_sram_bytes(state, oh * ow, k, cout, bool(f["acc"]) or i > 0):
-            sram[buf] += n
+    sram = SRAM_TRAFFIC[hw.dataflow](state, oh * ow, timing.conv_passes(hw, kh, kw, cin), cout,
+                                     bool(f["acc"]))
     info = ExecInfo(timing.cycles(hw, instr, **ops), macs=oh * ow * kh * kw * cin * cout,
                     sram=tuple(sram.items()))
     return (ext["ibuf"].count, ext["wbuf"].count, ext["abuf"].count), kh, kw, oh, ow, info
@@ -63,12 +97,12 @@ def gemm(instr, state, dram, timing_only):
     f = instr.fields
     m, k, n = f["m"], f["k"], f["n"]
     hw = state.hw
-    check_limit("k", k, hw.array_rows, "the array rows", "split the reduction into passes with acc=1")
-    check_limit("n", n, hw.array_cols, "the array columns", "split the output columns into tiles")
+    _check_array_limits(instr, hw)
     for name, extent in extents(instr, state.regs["matrix"]).items():
         check_sram(state, name, f[name], extent.count, name)
     info = ExecInfo(timing.cycles(hw, instr, **f), macs=m * k * n,
-                    sram=_pass_sram_bytes(state, m, k, n, bool(f["acc"])))
+                    sram=tuple(SRAM_TRAFFIC[hw.dataflow](state, m, [k], n, bool(f["acc"]))
+                               .items()))
     if timing_only:
         return info, None
     a = read(state, "ibuf", f["ibuf"], m * k).reshape(m, k)
@@ -85,7 +119,7 @@ def conv(instr, state, dram, timing_only):
     regs = state.regs["matrix"]
     # everything but the addresses follows from the shape fields and the registers: worked out
     # once per shape in a run (a layer's tiles repeat a few shapes), the bounds checked each time
-    key = (*shape_key(instr), *regs.values())
+    key = (*shape_key(instr, state.hw.dataflow), *regs.values())
     shape = state.shapes.get(key)
     if shape is None:
         shape = state.shapes[key] = _conv_shape(instr, state, regs)

@@ -7,9 +7,13 @@ from isa.spec import load_spec
 from isa.target import Target, TargetError
 
 UNIT_TOPS = {"matrix": "matrix_engine", "vector": "vector_unit", "dma": "dma_engine"}
+# the matrix engine of each array dataflow (the Target's -dataflow): the same ports, the
+# testbench's OS parameter picks one
+MATRIX_ENGINES = {"ws": "matrix_engine", "os": "matrix_engine_os"}
 # rtl/ files of each unit, top module first (the DRAM model is the DMA testbench's, not the unit's)
 UNIT_SOURCES = {
-    "matrix": ["matrix_engine.v", "systolic_array.v", "systolic_pe.v"],
+    "matrix": ["matrix_engine.v", "systolic_array.v", "systolic_pe.v",
+               "matrix_engine_os.v", "systolic_array_os.v", "systolic_pe_os.v"],
     "vector": ["vector_unit.v", "vector_lane.v"],
     "dma": ["dma_engine.v", "dma_addr_gen.v", "dma_pad_gen.v"],
 }
@@ -103,6 +107,8 @@ def tb_params(unit: str, target, dram_bytes: int | None = None) -> dict:
     """HDL parameters of rtl_tests/hdl/tb_<unit>.v: the unit's, the buffers', the DRAM's."""
     t = rtl_target(target)
     params = {**unit_params(unit, t), **buffer_params(t)}
+    if unit == "matrix":  # tb_matrix instantiates matrix_engine_os where OS=1
+        params["OS"] = int(MATRIX_ENGINES[t.dataflow] == "matrix_engine_os")
     if unit == "dma":
         dram = dram_params(t, dram_bytes)
         params.update(LAT=dram["LAT"], DRAM_BYTES=dram["DRAM_BYTES"])

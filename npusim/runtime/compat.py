@@ -7,8 +7,9 @@ from isa.target import Target, TargetError
 
 from npusim.runtime.errors import ProgramError
 
-# Attributes baked into the binary: field limits (array, buffer sizes) and element width.
-SAME = ("dtype", "array", "ibuf_kb", "wbuf_kb", "abuf_kb", "obuf_kb")
+# Attributes baked into the binary: field limits (array, its dataflow, buffer sizes) and
+# element width.
+SAME = ("dtype", "array", "dataflow", "ibuf_kb", "wbuf_kb", "abuf_kb", "obuf_kb")
 # Resources the binary indexes: a machine with more of them still runs it.
 AT_LEAST = ("num_cores", "dma_engines", "semaphores", "dram_mb")
 # Everything else (bandwidths, latencies, lanes, clock, energy) only changes timing: what DSE

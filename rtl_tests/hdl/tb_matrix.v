@@ -1,8 +1,10 @@
-// Testbench top: matrix_engine + the four buffers, sized by HDL parameters from the Target.
+// Testbench top: matrix_engine (or matrix_engine_os where OS=1, -dataflow=os) + the four
+// buffers, sized by HDL parameters from the Target.
 `default_nettype none
 module tb_matrix #(
     parameter integer R = 4,
     parameter integer C = 4,
+    parameter integer OS = 0,
     parameter integer IBUF_DEPTH = 4096,
     parameter integer WBUF_DEPTH = 4096,
     parameter integer ABUF_DEPTH = 4096,
@@ -44,12 +46,23 @@ module tb_matrix #(
     wire [C-1:0]    aw_en;
     wire [NRD*32-1:0] rd_data;
 
-    matrix_engine #(.R(R), .C(C), .AW(AW)) u_dut (
-        .clk(clk), .rst(rst), .start(start), .instr(instr), .ready(ready), .busy(busy),
-        .done(done), .illegal(illegal),
-        .ibuf_addr(i_addr), .ibuf_data(i_bytes), .wbuf_addr(w_addr), .wbuf_data(w_bytes),
-        .abuf_rd_addr(ar_addr), .abuf_rd_data(ar_data),
-        .abuf_wr_en(aw_en), .abuf_wr_addr(aw_addr), .abuf_wr_data(aw_data));
+    generate
+        if (OS != 0) begin : g_os
+            matrix_engine_os #(.R(R), .C(C), .AW(AW)) u_dut (
+                .clk(clk), .rst(rst), .start(start), .instr(instr), .ready(ready), .busy(busy),
+                .done(done), .illegal(illegal),
+                .ibuf_addr(i_addr), .ibuf_data(i_bytes), .wbuf_addr(w_addr), .wbuf_data(w_bytes),
+                .abuf_rd_addr(ar_addr), .abuf_rd_data(ar_data),
+                .abuf_wr_en(aw_en), .abuf_wr_addr(aw_addr), .abuf_wr_data(aw_data));
+        end else begin : g_ws
+            matrix_engine #(.R(R), .C(C), .AW(AW)) u_dut (
+                .clk(clk), .rst(rst), .start(start), .instr(instr), .ready(ready), .busy(busy),
+                .done(done), .illegal(illegal),
+                .ibuf_addr(i_addr), .ibuf_data(i_bytes), .wbuf_addr(w_addr), .wbuf_data(w_bytes),
+                .abuf_rd_addr(ar_addr), .abuf_rd_data(ar_data),
+                .abuf_wr_en(aw_en), .abuf_wr_addr(aw_addr), .abuf_wr_data(aw_data));
+        end
+    endgenerate
 
     assign {ar_data, w_data, i_data} = rd_data;
 

@@ -34,4 +34,5 @@ def core_params(target, dram_bytes: int = CORE_DRAM_BYTES) -> dict:
     dram = dram_params(t, dram_bytes)
     return {**matrix_params(t), **vector_params(t), **dma_params(t), **buffer_params(t),
             "LAT": dram["LAT"], "DRAM_BYTES": dram["DRAM_BYTES"], "Q": t.queue_depth,
-            "NSEM": t.semaphores, "IMEM_DEPTH": IMEM_DEPTH}
+            "NSEM": t.semaphores, "IMEM_DEPTH": IMEM_DEPTH,
+            "OS": int(t.dataflow == "os")}  # the output-stationary matrix unit (matrix_unit_os)

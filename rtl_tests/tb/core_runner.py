@@ -11,7 +11,7 @@ from rtl_tests.runner import BUILD, COMMON, RTL, ROOT, SOURCES, require_icarus
 from rtl_tests.tb.core_params import core_params
 
 # the core's matrix unit wraps the matrix engine with the conv sequencer
-MATRIX_UNIT_SOURCES = ["matrix_unit.v", "conv_im2col.v", *SOURCES["matrix"]]
+MATRIX_UNIT_SOURCES = ["matrix_unit.v", "conv_im2col.v", "matrix_unit_os.v", *SOURCES["matrix"]]
 CORE_SOURCES = ["npu_core.v", "dispatcher.v", "unit_queue.v", "semaphores.v",
                 *MATRIX_UNIT_SOURCES, *SOURCES["vector"], *SOURCES["dma"], *COMMON]
 

@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from isa.target import Target
 from npusim import dse, flow
 from npusim.dse import evaluate
 
@@ -161,3 +162,38 @@ def test_a_study_made_from_another_space_is_refused(tmp_path):
     path.write_text(SIX.replace('[8, 16, 32]', '[8, 16]'))
     with pytest.raises(dse.StudyError, match="was made from another space"):
         dse.run_study(dse.load_space(path), progress=False)
+
+
+DATAFLOW = """
+[study]
+name = "dataflow"
+base = "npu-edge"
+[workloads]
+models = ["small_cnn"]
+resolution = 16
+[space]
+dataflow = ["ws", "os"]
+array = ["8x8", "16x16"]
+[objectives]
+minimize = ["cycles", "energy_uj"]
+"""
+
+
+def test_a_grid_sweeps_the_dataflow_and_compiles_a_program_for_each(tmp_path):
+    space = dse.load_space(write_space(tmp_path, DATAFLOW))
+    assert space.params[0].grid_values() == ["ws", "os"]
+    evaluate._PROGRAMS.clear()
+    out = dse.run_study(space, storage=tmp_path / "df.db", progress=False)
+    assert (out["points"], out["ok"]) == (4, 4)
+    table = dse.load(tmp_path / "df.db")
+    assert sorted(zip(table["dataflow"], table["array"])) == [
+        ("os", "16x16"), ("os", "8x8"), ("ws", "16x16"), ("ws", "8x8")]
+    for array in ("8x8", "16x16"):
+        rows = table[table["array"] == array].set_index("dataflow")
+        # the study's cycles are npusim run's, and the dataflow moves them
+        assert rows.loc["os", "cycles"] == cycles_at(f"npu-edge -array={array} -dataflow=os")
+        assert rows.loc["ws", "cycles"] == cycles_at(f"npu-edge -array={array}")
+        assert rows.loc["os", "cycles"] != rows.loc["ws", "cycles"]
+    # codegen reads the dataflow: no program is reused across it
+    ws = Target.create("npu-edge")
+    assert evaluate.codegen_key(ws) != evaluate.codegen_key(ws.with_attrs(dataflow="os"))

@@ -33,10 +33,18 @@ def test_string_prints_kind_and_all_attrs_in_order():
     s = str(Target("npu"))
     assert s.startswith("npu -array=16x16 -vector-lanes=16 -dma-engines=2 -num-cores=1 "
                         "-ibuf-kb=128 ")
-    assert s.endswith("-dtype=int8 -energy-mac-pj=0.3 -energy-mac-fp16-pj=2.0 "
+    assert s.endswith("-dtype=int8 -dataflow=ws -energy-mac-pj=0.3 -energy-mac-fp16-pj=2.0 "
                       "-energy-sram-byte-pj=1.25 -energy-dram-byte-pj=160.0 "
                       "-energy-vector-op-pj=0.1 -leakage-mw-per-mm2=25.0 -static-mw=0.0")
     assert str(Target("cpu", openmp=True)).split()[-2:] == ["-openmp=1", "-march=native"]
+
+
+def test_dataflow_defaults_to_ws_and_names_its_choices():
+    assert Target("npu-edge").dataflow == "ws"
+    assert Target.create("npu-edge -dataflow=os").dataflow == "os"
+    assert Target("npu-edge").with_attrs(dataflow="os") == Target.create("npu -dataflow=os")
+    with pytest.raises(TargetError, match="'dataflow' value 'is' is not allowed.*choices: ws, os"):
+        Target.create("npu -dataflow=is")
 
 
 def test_npu_defaults_are_npu_edge():
@@ -222,7 +230,7 @@ def test_cpu_gpu_derived():
 
 def test_describe():
     rows = Target("npu-tiny").describe()
-    assert rows[0] == ("array", "4x4", "PEs", "systolic array rows x cols (weight-stationary)")
+    assert rows[0] == ("array", "4x4", "PEs", "systolic array rows x cols (its dataflow: -dataflow)")
     assert [r[0] for r in rows] == [a.name for a in get_target_kind("npu").attrs]
 
 

@@ -1,5 +1,6 @@
 """isa.timing implements exactly the cycle formulas the ISA spec states in [timing]."""
 
+import dataclasses
 import math
 
 import pytest
@@ -148,6 +149,33 @@ def test_matrix_conv(hw, in_h, in_w, cin, cout, kh, kw, stride, pad):
     passes = [min(R, cin - b) for b in range(0, cin, R)] * (kh * kw)
     assert timing.unit_cycles(hw, conv, regs) == formula(
         "matrix_conv", passes=passes, oh=oh, ow=ow, **symbols(hw))
+
+
+@settings(max_examples=200, deadline=None)
+@given(hw=hw_params, m=st.integers(1, 65535), k=st.integers(1, 255), n=st.integers(1, 255))
+def test_matrix_gemm_os(hw, m, k, n):
+    """The output-stationary gemm, chosen by the spec's [dataflow.os] for -dataflow=os."""
+    os_hw = dataclasses.replace(hw, dataflow="os")
+    gemm = instruction("gemm", m=m, k=k, n=n)
+    assert timing.unit_cycles(os_hw, gemm, {}) == formula("matrix_gemm_os", m=m, k=k, n=n,
+                                                          **symbols(hw))
+    assert timing.unit_cycles(hw, gemm, {}) == formula("matrix_gemm", m=m, k=k, n=n,
+                                                       **symbols(hw))
+
+
+@settings(max_examples=200, deadline=None)
+@given(hw=hw_params, in_h=st.integers(3, 40), in_w=st.integers(3, 40), cin=st.integers(1, 300),
+       cout=st.integers(1, 32), kh=st.integers(1, 3), kw=st.integers(1, 3),
+       stride=st.integers(1, 3), pad=st.integers(0, 2))
+def test_matrix_conv_os(hw, in_h, in_w, cin, cout, kh, kw, stride, pad):
+    regs = dict(conv_kh=kh, conv_kw=kw, conv_stride_h=stride, conv_stride_w=stride,
+                conv_pad_top=pad, conv_pad_bottom=pad, conv_pad_left=pad, conv_pad_right=pad,
+                conv_dilation_h=1, conv_dilation_w=1)
+    conv = instruction("conv", in_h=in_h, in_w=in_w, cin=cin, cout=cout)
+    oh = (in_h + 2 * pad - kh) // stride + 1
+    ow = (in_w + 2 * pad - kw) // stride + 1
+    assert timing.unit_cycles(dataclasses.replace(hw, dataflow="os"), conv, regs) == formula(
+        "matrix_conv_os", oh=oh, ow=ow, kh=kh, kw=kw, cin=cin, **symbols(hw))
 
 
 @settings(max_examples=200, deadline=None)

@@ -100,7 +100,7 @@ def _tile_hw(target, tile_for):
     if tile_for is None:
         return None
     other = Target.create(tile_for)
-    same = ("kind", "dtype", "array", "num_cores", "vector_lanes", "semaphores")
+    same = ("kind", "dtype", "array", "dataflow", "num_cores", "vector_lanes", "semaphores")
     bad = [k for k in same if getattr(other, k) != getattr(target, k)]
     # fewer DMA engines: the code uses a subset of the target's units
     bad += [k for k in ("dma_engines", "ibuf_kb", "wbuf_kb", "abuf_kb", "obuf_kb")

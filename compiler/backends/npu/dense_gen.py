@@ -16,7 +16,7 @@ def gen_dense(em, layer, tiles, dram, lowered, key: str) -> None:
     sram = em.sram()
     nt = s.n_tile
     ep = EpilogueCode(em, sram, dram, epi, layer.n, nt, key)
-    w_tile = nt * hw.rows * s.group
+    w_tile = nt * (s.k_block or hw.rows) * s.group
     xa = sram.alloc("wbuf", layer.k, "input vector")
     ibase = sram.alloc("ibuf", s.w_slots * w_tile, "weight slots")
     abase = sram.alloc("abuf", 2 * nt, "accumulator slots")
