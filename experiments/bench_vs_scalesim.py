@@ -11,7 +11,7 @@ SCALE-Sim runs from its own virtual environment (created on first use under --ve
 without traces (-s N); ours runs with the compile cache off (NPUSIM_CACHE_DIR=off), so both
 start cold. Each tool is one child process; its peak memory is that child's max RSS
 (os.wait4), its wall time the child's lifetime. Relative config/topology paths are looked up
-in the shared sample (--shared, default ../shared/scalesim beside the checkout).
+in the shared sample (--shared, default tests/scalesim/sample).
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def find(shared: Path, name: str, sub: str) -> Path:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--shared", type=Path, default=ROOT.parent / "shared" / "scalesim")
+    ap.add_argument("--shared", type=Path, default=ROOT / "tests" / "scalesim" / "sample")
     ap.add_argument("--config", default="r18_ws_32x32.cfg")
     ap.add_argument("--topology", default="conv_nets/Resnet18.csv")
     ap.add_argument("-i", dest="fmt", choices=("conv", "gemm"), default="conv")

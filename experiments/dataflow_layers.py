@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-TOPOLOGY = Path(__file__).resolve().parents[2] / "shared/scalesim/topologies/conv_nets/Resnet18.csv"
+TOPOLOGY = Path(__file__).resolve().parents[1] / "tests/scalesim/sample/topologies/conv_nets/Resnet18.csv"
 IDEAL = "-ibuf-kb=64 -wbuf-kb=64 -abuf-kb=256 -obuf-kb=64 -dram-bw=1024 -dram-latency=0 -dma-setup=0"
 
 

@@ -1,7 +1,7 @@
 """Per-layer compute cycles of `npusim scalesim` against what SCALE-Sim 3.0.0 printed, on the
 shared sample's measured runs (ideal memory), for both ways a conv becomes a program.
 
-    python experiments/scalesim_fidelity.py [--shared ../shared/scalesim] [--markdown]
+    python experiments/scalesim_fidelity.py [--shared tests/scalesim/sample] [--markdown]
 
 SCALE-Sim's compute cycles are its Total Cycles minus its Stall Cycles (0 with CALC); ours
 are the Compute Cycles column (the array's busy cycles, the sum of our matrix instructions).
@@ -31,7 +31,7 @@ def scalesim_compute(shared: Path, name: str) -> list:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shared", type=Path,
-                    default=Path(__file__).resolve().parents[2] / "shared" / "scalesim")
+                    default=Path(__file__).resolve().parents[1] / "tests" / "scalesim" / "sample")
     ap.add_argument("--markdown", action="store_true", help="print Markdown tables")
     args = ap.parse_args()
     for name, (cfg, topo, fmt) in RUNS.items():

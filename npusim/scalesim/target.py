@@ -3,7 +3,7 @@ and its DRAM interface (CALC: a memory that never stalls the array; USER: its ba
 
 from __future__ import annotations
 
-from isa.target import Target, TargetError, get_target_kind
+from isa.target import Target, TargetError
 
 from .config import ScaleConfig
 from .errors import ScaleSimError
@@ -13,15 +13,6 @@ from .errors import ScaleSimError
 # setup cycles and the layer's first loads and last stores stay (they are not the memory).
 CALC_DRAM = {"dram-bw": 1024, "dram-latency": 0}
 ABUF_PER_OFMAP = 4  # SCALE-Sim's ofmap SRAM holds the partial sums: as many int32 words
-
-
-def has_dataflow_attr() -> bool:
-    """Whether this tree's npu kind has the -dataflow attribute (output stationary)."""
-    try:
-        get_target_kind("npu").attr("dataflow")
-    except TargetError:
-        return False
-    return True
 
 
 def target_attrs(config: ScaleConfig) -> dict:
@@ -34,8 +25,7 @@ def target_attrs(config: ScaleConfig) -> dict:
         attrs.update(CALC_DRAM)
     else:
         attrs["dram-bw"] = config.user_bandwidth
-    if config.dataflow != "ws" or has_dataflow_attr():
-        attrs["dataflow"] = config.dataflow
+    attrs["dataflow"] = config.dataflow
     return attrs
 
 
@@ -52,10 +42,6 @@ def config_target(config: ScaleConfig, overrides: str = "") -> Target:
     text = "npu " + " ".join(f"-{k}={v}" for k, v in attrs.items())
     try:
         for name, value in attrs.items():  # one at a time, so an error names its key
-            if name == "dataflow" and not has_dataflow_attr():
-                raise ScaleSimError(f"{config.source}: Dataflow = {value}: this npusim has no "
-                                    "output-stationary array yet (the npu -dataflow "
-                                    "attribute); use Dataflow : ws")
             Target.from_string(f"npu -{name}={value}")
         return Target.from_string(f"{text} {overrides}".strip())
     except TargetError as e:

@@ -1,7 +1,6 @@
-"""Where the shared SCALE-Sim sample is: ../shared/scalesim beside the checkout (None if absent)."""
+"""Where the SCALE-Sim sample is: tests/scalesim/sample, a copy of SCALE-Sim v3's shipped configs
+and topologies with the reports SCALE-Sim 3.0.0 printed for some of them (its README says which)."""
 
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-SHARED = next((p for p in (ROOT.parent / "shared" / "scalesim", Path("/work/shared/scalesim"))
-               if p.is_dir()), None)
+SHARED = Path(__file__).resolve().with_name("sample")

@@ -1,4 +1,4 @@
-"""Every config x topology pair of the shared SCALE-Sim sample runs: each file read whole,
+"""Every config x topology pair of the SCALE-Sim sample (tests/scalesim/sample) runs: each file read whole,
 each layer shrunk (a few output rows, at most 64 channels and filters) so the lot stays fast,
 compiled and simulated; a config our npu cannot be is one line naming its key."""
 
@@ -7,14 +7,13 @@ from dataclasses import replace
 import pytest
 
 from npusim.scalesim import ScaleSimError, Topology, read_config, read_topology, run
-from npusim.scalesim.target import config_target, has_dataflow_attr
+from npusim.scalesim.target import config_target
 
 from scalesim_sample import SHARED
 
-CONFIGS = sorted((SHARED / "configs").glob("*.cfg")) if SHARED else []
+CONFIGS = sorted((SHARED / "configs").glob("*.cfg"))
 TOPOLOGIES = ([(p, "conv") for p in sorted((SHARED / "topologies" / "conv_nets").glob("*.csv"))]
-              + [(p, "gemm") for p in sorted((SHARED / "topologies" / "GEMM_mnk").glob("*.csv"))]
-              if SHARED else [])
+              + [(p, "gemm") for p in sorted((SHARED / "topologies" / "GEMM_mnk").glob("*.csv"))])
 
 
 def shrunk(topology: Topology) -> Topology:
@@ -61,12 +60,7 @@ def test_every_topology_runs_on_every_config(cfg):
 
 
 def test_which_shared_configs_we_refuse_and_why():
-    if SHARED is None:
-        pytest.skip("the shared SCALE-Sim sample is not here")
     refused = {p.stem: runnable(p) for p in CONFIGS if runnable(p)}
     # a 256x256 TPU: the npu Target's array stops at 32x32
     assert "ArrayHeight x ArrayWidth = 256x256" in refused["google"]
-    if has_dataflow_attr():
-        assert set(refused) == {"google"}
-    else:
-        assert set(refused) == {"google", "gemm_os_32x32", "r18_os_32x32"}
+    assert set(refused) == {"google"}

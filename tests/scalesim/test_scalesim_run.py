@@ -10,7 +10,6 @@ from npusim.cli.main import main
 from npusim.scalesim import (ScaleSimError, config_target, read_config, read_topology,
                              report_json, run, write_reports)
 from npusim.scalesim.metrics import BANDWIDTH_COLUMNS, COMPUTE_COLUMNS, OUR_COMPUTE
-from npusim.scalesim.target import has_dataflow_attr
 
 COMPUTE_HEADER = ("LayerID, Total Cycles (incl. prefetch), Total Cycles, Stall Cycles, "
                   "Overall Util %, Mapping Efficiency %, Compute Util %,")
@@ -158,10 +157,6 @@ def scalesim_os(m, n, k, rows, cols):
     return ceil(m / rows) * ceil(n / cols) * (k + rows + cols - 2) - 1
 
 
-needs_os = pytest.mark.skipif(not has_dataflow_attr(), reason="no -dataflow=os in this tree")
-
-
-@needs_os
 def test_output_stationary_gemm_and_conv_exact_and_within_2pct(shared):
     cfg = read_config(shared / "configs" / "gemm_os_32x32.cfg")
     assert config_target(cfg).dataflow == "os"
