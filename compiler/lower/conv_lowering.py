@@ -10,6 +10,7 @@ from ..ir.graph import Node
 from ..ops import register_hook
 from .conv import ConvLayer, choose_schedule, split_rows
 from .copy import CopyLayer, copy_cycles, plan_copy
+from .depthwise import depthwise_candidate
 from .epilogue import Epilogue
 from .fold import FoldCopyLayer, fold, make_fold_copy, with_fold_copy
 from .geometry import ConvGeom, space_to_depth, subsample
@@ -61,6 +62,10 @@ def lower_conv(lw, n: Node) -> None:
                                         useful=geom.macs)
         cands.append((with_fold_copy(copy, layers[0].schedule.est, lw.hw),
                        [copy] + layers))
+    dw = depthwise_candidate(lw, n.name, x_in, n.output, geom, w, epi) \
+        if "rowdw" in lw.rewrites else None
+    if dw is not None:
+        cands.append(dw)
     cost, layers = min(cands, key=lambda c: c[0])
     for layer in layers:  # register the DRAM tensors of the chosen candidate only
         if isinstance(layer, (CopyLayer, FoldCopyLayer)):

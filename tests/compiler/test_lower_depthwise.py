@@ -1,0 +1,96 @@
+"""The row-Toeplitz depthwise lowering (compiler.lower.depthwise): its stationary tiles are the
+kernel rows as 1-D correlations, it is bit-exact against the integer reference on the NPU
+(padding, kernel sizes, several cores), it is chosen only where it is faster, and it is."""
+
+import numpy as np
+import pytest
+
+from compiler.lower.cost import Hw
+from compiler.lower.depthwise import DepthwiseLayer, choose_depthwise, store_role
+from compiler.lower.program import lower
+from isa.target import Target
+from test_codegen_models import run_and_compare
+from test_lower_tiling import qconv_graph
+
+
+def dw_graph(h, c, k, pad, seed=0):
+    """A depthwise qnn.conv2d on an h x h map of c channels, k x k kernel, stride 1."""
+    return qconv_graph(1, h, h, c, c, k, 1, pad, groups=c, seed=seed)
+
+
+def test_toeplitz_tile_is_each_kernel_row_as_a_correlation():
+    g = dw_graph(28, 4, 3, 1)
+    (layer,) = lower(g, "npu-edge").layers
+    assert isinstance(layer, DepthwiseLayer)
+    s = layer.schedule
+    assert (s.n, s.k, s.blocks, s.hp, s.m) == (14, 16, 2, 30, 58)
+    r = np.random.default_rng(1)
+    window = r.integers(-128, 128, s.k)
+    for c in range(4):
+        t = layer.toeplitz(c)
+        for ky in range(3):
+            want = [sum(int(layer.weights[ky, kx, 0, c]) * int(window[j + kx])
+                        for kx in range(3)) for j in range(s.n)]
+            assert (window @ t[ky].astype(np.int64)).tolist() == want
+    # block 0 reads one zero pixel before column 0, the last one zero after column 27
+    assert layer.window(0) == (0, 1, 15, 0) and layer.window(1) == (13, 0, 15, 1)
+
+
+@pytest.mark.parametrize("h,c,k,pad", [(28, 16, 3, 1), (28, 5, 3, 0), (24, 3, 5, 2),
+                                       (14, 20, 3, 1)])
+def test_bit_exact_on_the_npu(h, c, k, pad):
+    lowered, _ = run_and_compare(dw_graph(h, c, k, pad), "npu-edge", rowdw=True)
+    (layer,) = lowered.layers
+    assert isinstance(layer, DepthwiseLayer)
+
+
+def test_narrow_maps_of_many_channels_keep_the_block_diagonal_conv():
+    # 14 wide: one block a row, kh weight preloads and array fills per channel for 14 rows
+    # of work; 16 channels a pass on the diagonal is faster (MobileNetV2's 14x14x384)
+    (layer,) = lower(dw_graph(14, 384, 3, 1), "npu-edge").layers
+    assert type(layer).__name__ == "ConvLayer"
+
+
+def test_bit_exact_split_over_cores():
+    lowered, _ = run_and_compare(dw_graph(28, 6, 3, 1), "npu-edge -num-cores=2")
+    assert isinstance(lowered.layers[0], DepthwiseLayer)
+
+
+def test_a_dense_conv_on_several_cores_is_not_taken_for_one():
+    # one core's share of a dense conv is not a depthwise conv of that many channels
+    (layer,) = lower(qconv_graph(1, 28, 28, 64, 24, 1, 1, 0), "npu-edge -num-cores=4").layers
+    assert type(layer).__name__ == "ConvLayer"
+
+
+def test_faster_than_block_diagonal_where_chosen():
+    g = dw_graph(56, 32, 3, 1)
+    lowered, fast = run_and_compare(g, "npu-edge")
+    assert isinstance(lowered.layers[0], DepthwiseLayer)
+    plain, slow = run_and_compare(g, "npu-edge", rowdw=False)
+    assert type(plain.layers[0]).__name__ == "ConvLayer"
+    assert fast.cycles < 0.6 * slow.cycles
+    # the estimate the choice was made by is within 10% of the simulated cycles
+    est = lowered.layers[0].schedule.est["cycles"]
+    assert abs(est - fast.cycles) < 0.1 * fast.cycles
+
+
+def test_refuses_what_it_does_not_lower():
+    hw = Hw.from_target(Target.create("npu-edge"))
+    from compiler.lower.geometry import ConvGeom
+    from compiler.lower.epilogue import Epilogue
+    c = 16
+    q = Epilogue(bias=np.zeros(c, np.int32), mult=np.ones(c, np.int32),
+                 shift=np.ones(c, np.int32))
+    ok = ConvGeom(1, 28, 28, c, c, 3, 3, 1, 1, (1, 1, 1, 1), 1, 1, c)
+    assert choose_depthwise(ok, q, hw) is not None
+    for bad in (ConvGeom(1, 28, 28, c, c, 3, 3, 2, 2, (1, 1, 1, 1), 1, 1, c),   # stride
+                ConvGeom(1, 28, 28, c, c, 3, 3, 1, 1, (1, 1, 1, 1), 2, 2, c),   # dilation
+                ConvGeom(1, 28, 28, c, 2 * c, 3, 3, 1, 1, (1, 1, 1, 1), 1, 1, c),  # x2
+                ConvGeom(1, 28, 28, c, c, 3, 3, 1, 1, (1, 1, 1, 1), 1, 1, 1),   # dense
+                ConvGeom(1, 29, 29, c, c, 3, 3, 1, 1, (1, 1, 1, 1), 1, 1, c)):  # 29 prime
+        assert choose_depthwise(bad, q, hw) is None
+    assert choose_depthwise(ok, Epilogue(bias=np.zeros(c, np.float32)), hw) is None  # float
+
+
+def test_scatters_go_on_an_idle_channel():
+    assert store_role(1) == "out" and store_role(2) == "w" and store_role(3) == "out"
