@@ -25,6 +25,9 @@ with the node, the op and the opset, and says it would not run on the host eithe
 How each op runs: **NPU** ops lower to matrix, vector and DMA instructions (their integer
 kernels are in compiler/ops/qnn.py); **int8** ops are one 256-entry `vlut` table, built for
 the op's calibrated input and output scales (fp16 Targets have no table instruction);
+**int8 table, fp16 program** ops are such a table in int8 and, on fp16 Targets, a short
+program of float vector ops (exp by a polynomial and squarings, a Newton reciprocal; within
+the fp16 output's rounding of the exact function, 2.5e-4: compiler/lower/vecfn.py);
 **host** ops run after the NPU's output is dequantized, only as a graph's last op;
 **import** ops are folded away while importing (constants, identities, shape subgraphs).
 
@@ -61,7 +64,7 @@ spatial mean, Div by an activation; 1-D and 3-D convolutions and pools.
 |---|---|---|---|
 """
 
-NODE_TESTS_PASSING = 170
+NODE_TESTS_PASSING = 187
 
 
 def _versions(op: str) -> str:
@@ -76,7 +79,8 @@ def _versions(op: str) -> str:
 
 def render() -> str:
     from .onnx_import import RUNS, handler_info
-    label = {"npu": "NPU", "int8": "NPU (int8)", "host": "host (last op)", "import": "import"}
+    label = {"npu": "NPU", "int8": "NPU (int8)", "host": "host (last op)", "import": "import",
+             "table": "NPU (int8 table, fp16 program)"}
     rows = [f"| {op} | {_versions(op)} | {label[runs]} | {note} |"
             for op, (runs, note) in handler_info().items()]
     legend = "\n".join(f"- {label[k]}: {v}" for k, v in RUNS.items())

@@ -15,7 +15,9 @@ _INFO: dict = {}   # ONNX op -> (where it runs, note): what docs/onnx.md lists
 
 RUNS = {"npu": "NPU (int8 and fp16)", "int8": "NPU (int8: a vlut table; fp16 has no table op)",
         "host": "host, as a graph's last op (after the NPU's output is dequantized)",
-        "import": "at import (folded to a constant, or the identity)"}
+        "import": "at import (folded to a constant, or the identity)",
+        "table": "NPU (int8: a vlut table; fp16: a program of float vector ops, "
+                 "compiler/lower/vecfn.py)"}
 
 
 def handler(*op_types, runs: str = "npu", note: str = ""):

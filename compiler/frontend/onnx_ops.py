@@ -126,7 +126,7 @@ def _relu(im: _Importer):
     im.emit("nn.relu", [im.input(0)])
 
 
-@handler("Sigmoid", runs="int8", note="fixed output scale 1/127")
+@handler("Sigmoid", runs="table", note="fixed output scale 1/127")
 def _sigmoid(im: _Importer):
     im.emit("sigmoid", [im.input(0)])
 

@@ -15,12 +15,12 @@ def _simple(op: str, **fixed):
     return convert
 
 
-handler("HardSwish", runs="int8")(_simple("hardswish"))
-handler("HardSigmoid", runs="int8")(_simple("hardsigmoid", alpha=("alpha", 0.2),
+handler("HardSwish", runs="table")(_simple("hardswish"))
+handler("HardSigmoid", runs="table")(_simple("hardsigmoid", alpha=("alpha", 0.2),
                                            beta=("beta", 0.5)))
-handler("LeakyRelu", runs="int8")(_simple("leaky_relu", alpha=("alpha", 0.01)))
-handler("Tanh", runs="int8")(_simple("tanh"))
-handler("Elu", runs="int8")(_simple("elu", alpha=("alpha", 1.0)))
+handler("LeakyRelu", runs="table")(_simple("leaky_relu", alpha=("alpha", 0.01)))
+handler("Tanh", runs="table")(_simple("tanh"))
+handler("Elu", runs="table")(_simple("elu", alpha=("alpha", 1.0)))
 
 
 def _channel_vector(im: _Importer, x: str, c: np.ndarray):

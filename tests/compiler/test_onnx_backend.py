@@ -52,7 +52,6 @@ EXCLUDE = {
     r"test_clip_default_int8": "int8 tensors in a float test: the fp16 Target holds fp16 data",
     r"_expanded": "the function-expanded variants use ops (Less, Where, Max, ...) outside the "
                   "imported set",
-    r"test_sigmoid": "sigmoid is a 256-entry int8 table (vlut); there is no fp16 table op",
     r"test_softmax_": "softmax is a host step (exp/sum) after the NPU's output; inside a "
                       "graph it has no NPU instruction",
     r"test_averagepool_2d_(pads|precomputed_pads|same_lower|same_upper|precomputed_same_upper)"
@@ -65,11 +64,10 @@ EXCLUDE = {
         "only (count_include_pad=0), is corrected by a table (int8 vlut); fp16 has no table op",
     r"test_convtranspose_(1d|3d)": "1-D and 3-D transposed convolutions: the NPU convolves 2-D",
     r"test_convtranspose_dilations": "dilated ConvTranspose is not imported",
-    r"test_(LeakyReLU|PReLU_2d_cpu)": "a 256-entry int8 table (vlut: leaky relu, a scalar "
-        "PReLU slope); there is no fp16 table op",
     r"test_operator_(add_broadcast|add_size1|addconstant)": "float64 inputs (the fp16 Target "
         "holds fp16 data)",
-    r"test_operator_basic": "tanh is a 256-entry int8 table (vlut); there is no fp16 table op",
+    r"test_operator_basic": "a constant scale of an activation with no conv to fold into "
+        "(nn.channel_affine) has no NPU lowering",
     r"test_operator_params": "a constant added over every axis of its operand (not a scalar or "
         "one value per channel)",
     r"test_operator_pad": "reflect padding (zero padding only)",
@@ -84,8 +82,8 @@ EXCLUDE = {
         "own DRAM tensor names (compiler/backends; a naming issue, not the op)",
     r"test_maxpool_with_argmax": "the test reads MaxPool's Indices output",
     r"test_dropout_default_mask": "the test reads Dropout's mask output",
-    r"test_(elu|hardsigmoid|hardswish|leakyrelu|tanh|lrn)": "a 256-entry int8 table (vlut) on the "
-        "NPU (LRN's power too); there is no fp16 table op",
+    r"test_lrn": "LRN's normalizer (k + alpha/n sum x^2) ** -beta is a 256-entry int8 table "
+        "(vlut) on the NPU; fp16 has no power program (compiler/lower/vecfn.py)",
     r"test_(neg|sub|div)_(example_)?cpu|test_(sub|div)_bcast": "a per-channel scale of a 3-D "
         "tensor (Neg, Sub of an activation) has no conv to fold into, and Div of two "
         "activations has no NPU instruction",

@@ -1,0 +1,192 @@
+"""fp16 activations that int8 runs as a vlut table (sigmoid, tanh, elu, hardswish, hardsigmoid,
+leaky relu), as short programs of the vector unit's float ops, with a numpy model of each.
+
+vlut indexes a 256-entry table by an int8 value, so it has no fp16 form. The piecewise-linear
+ones are exact compositions (clip, max, multiply). The others need exp and a reciprocal, which
+the ISA lacks: exp(y) for y <= 0 is a degree-5 Taylor polynomial of exp(y / 64) squared six
+times (|y| <= 16: relative error below 3e-5), 1 / d on [1, 2] three Newton steps from the
+minimax line 24/17 - 8/17 d (relative error 1/17, then 3e-3, 1e-5, 1e-10), and sigmoid(x)
+is s or 1 - s with s = sigmoid(|x|), chosen by a step clip(x * 2^14, 0, 1) (near 0 both
+agree to 2^-15). The work is in float32 (abuf); the output is rounded once to float16."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from math import ceil
+
+import numpy as np
+
+from ..errors import CompilerError
+from ..ops import register_hook
+from .cost import FIELD_MAX, Hw
+
+# a step: (mnemonic, dst, src0, src1 or scalar/bounds); names: "x" the input, "y" the output,
+# "t<i>" float32 temporaries, "k<v>" broadcast constant vectors, floats: vbias scalars
+EXP_DEGREE, EXP_SQUARINGS, NEWTON_STEPS, STEP_GAIN = 5, 6, 3, 16384
+
+
+def _exp(dst: str, y: str) -> list:
+    """dst = exp(y) for y in [-16, 0] (y itself is clipped there by the caller)."""
+    u = "t9"
+    steps = [("vmul", u, y, f"k{1 / 2 ** EXP_SQUARINGS!r}"),
+             ("vmul", dst, u, f"k{1 / 120!r}"), ("vbias", dst, dst, 1 / 24)]
+    for c in (1 / 6, 1 / 2, 1.0, 1.0):
+        steps += [("vmul", dst, dst, u), ("vbias", dst, dst, c)]
+    steps += [("vmul", dst, dst, dst)] * EXP_SQUARINGS
+    return steps
+
+
+def _sigmoid(x: str) -> list:
+    """t6 = sigmoid(x) (float32)."""
+    steps = [("vmul", "t0", x, "k-1.0"), ("vmin", "t0", "t0", x), ("vclip", "t0", "t0", (-16, 0))]
+    steps += _exp("t2", "t0")                                    # e = exp(-|x|)
+    steps += [("vbias", "t2", "t2", 1.0),                         # d = 1 + e in (1, 2]
+              ("vmul", "t3", "t2", f"k{-8 / 17!r}"), ("vbias", "t3", "t3", 24 / 17)]
+    for _ in range(NEWTON_STEPS):                                 # r <- r (2 - d r)
+        steps += [("vmul", "t4", "t2", "t3"), ("vsub", "t4", "k2.0", "t4"),
+                  ("vmul", "t3", "t3", "t4")]
+    # s = t3 = sigmoid(|x|); c = step(x); sigmoid(x) = (1 - s) + c (2 s - 1)
+    return steps + [("vmul", "t5", x, f"k{float(STEP_GAIN)!r}"), ("vclip", "t5", "t5", (0, 1)),
+                    ("vmul", "t6", "t3", "k2.0"), ("vbias", "t6", "t6", -1.0),
+                    ("vmul", "t6", "t6", "t5"), ("vsub", "t7", "k1.0", "t3"),
+                    ("vadd", "t6", "t6", "t7")]
+
+
+def program(op: str, attrs: dict) -> list:
+    """The vector steps of float activation `op`; the last writes 'y'."""
+    if op == "sigmoid":
+        return _sigmoid("x") + [("vcopy", "y", "t6", None)]
+    if op == "tanh":  # 2 sigmoid(2x) - 1
+        return [("vmul", "t8", "x", "k2.0")] + _sigmoid("t8") + \
+            [("vmul", "t6", "t6", "k2.0"), ("vbias", "y", "t6", -1.0)]
+    if op == "elu":  # relu(x) + alpha (exp(min(x, 0)) - 1)
+        return [("vmin", "t0", "x", "k0.0"), ("vclip", "t0", "t0", (-16, 0))] + \
+            _exp("t2", "t0") + [("vbias", "t2", "t2", -1.0),
+                                ("vmul", "t2", "t2", f"k{float(attrs['alpha'])!r}"),
+                                ("vrelu", "t1", "x", None), ("vadd", "y", "t1", "t2")]
+    if op == "hardswish":  # x * clip(x + 3, 0, 6) / 6
+        return [("vbias", "t0", "x", 3.0), ("vclip", "t0", "t0", (0, 6)),
+                ("vmul", "t0", "t0", "x"), ("vmul", "y", "t0", f"k{1 / 6!r}")]
+    if op == "hardsigmoid":  # clip(alpha x + beta, 0, 1)
+        return [("vmul", "t0", "x", f"k{float(attrs['alpha'])!r}"),
+                ("vbias", "t0", "t0", float(attrs["beta"])), ("vclip", "y", "t0", (0, 1))]
+    if op == "leaky_relu":  # max(x, alpha x) for alpha <= 1, else min
+        alpha = float(attrs["alpha"])
+        return [("vmul", "t0", "x", f"k{alpha!r}"),
+                ("vmax" if alpha <= 1 else "vmin", "y", "t0", "x")]
+    raise CompilerError(f"no fp16 vector program for '{op}'; known: {', '.join(FP16_OPS)}")
+
+
+FP16_OPS = ("sigmoid", "tanh", "elu", "hardswish", "hardsigmoid", "leaky_relu")
+
+
+def constants(steps: list) -> tuple:
+    """(broadcast vector values, vbias scalars) a program reads, in first-use order."""
+    vecs, scalars = [], []
+    for _, _, a, b in steps:
+        for v in (a, b):
+            if isinstance(v, str) and v.startswith("k") and float(v[1:]) not in vecs:
+                vecs.append(float(v[1:]))
+    for mn, _, _, b in steps:
+        if mn == "vbias" and float(b) not in scalars:
+            scalars.append(float(b))
+    return vecs, scalars
+
+
+def temporaries(steps: list) -> list:
+    return sorted({d for _, d, *_ in steps if d.startswith("t")})
+
+
+def evaluate(steps: list, x: np.ndarray) -> np.ndarray:
+    """numpy model of the program as the vector unit runs it (isa.semantics in fp16 mode:
+    float64 math rounded to each destination, float32 temporaries, float16 output)."""
+    env = {"x": np.asarray(x, np.float16)}
+
+    def val(v):
+        if v.startswith("k"):
+            return np.float64(np.float32(float(v[1:])))
+        return env[v].astype(np.float64)
+    for mn, dst, a, b in steps:
+        av = val(a)
+        if mn == "vbias":
+            r = av + np.float64(np.float32(b))
+        elif mn == "vclip":
+            r = np.minimum(np.maximum(av, b[0]), b[1])
+        elif mn == "vrelu":
+            r = np.maximum(av, 0)
+        elif mn == "vcopy":
+            r = av
+        else:
+            r = {"vadd": np.add, "vsub": np.subtract, "vmul": np.multiply,
+                 "vmax": np.maximum, "vmin": np.minimum}[mn](av, val(b))
+        env[dst] = np.asarray(r).astype(np.float16 if dst == "y" else np.float32)
+    return env["y"]
+
+
+@dataclass(frozen=True)
+class VecFnSchedule:
+    chunk: int
+    est: dict = field(default_factory=dict, compare=False)
+
+    def describe(self) -> str:
+        return f"chunk={self.chunk}"
+
+
+@dataclass
+class VecFnLayer:
+    """y = op(x) elementwise by a program of float vector ops (fp16 Targets)."""
+
+    name: str
+    op: str
+    x: str
+    y: str
+    numel: int
+    steps: list
+    schedule: VecFnSchedule | None = None
+    kind: str = "vecfn"
+    note: str = ""
+
+    @property
+    def inputs(self) -> list:
+        return [self.x]
+
+    @property
+    def macs(self) -> int:
+        return 0
+
+    def chunks(self) -> list:
+        c = self.schedule.chunk
+        return [(i, min(i + c, self.numel)) for i in range(0, self.numel, c)]
+
+
+def choose_vecfn(layer: VecFnLayer, hw: Hw) -> VecFnSchedule:
+    vecs, scalars = constants(layer.steps)
+    # abuf: every temporary and constant vector, a zero vector to build them from, scalars
+    vectors = len(temporaries(layer.steps)) + len(vecs) + 1
+    cap = min(hw.buffer_elems["ibuf"] // 2, hw.buffer_elems["obuf"] // 2,
+              (hw.buffer_elems["abuf"] - len(scalars)) // vectors, FIELD_MAX["len"])
+    chunk = max(1, min(cap, layer.numel))
+    n = ceil(layer.numel / chunk)
+    vec = n * sum(hw.cycles(s[0], len=chunk) for s in layer.steps) + \
+        len(vecs) * hw.cycles("vbias", len=chunk)
+    part = layer.numel * hw.act_bytes
+    dma = hw.dma_streams({"in": (n, part), "out": (n, part)})
+    total = max(vec, dma) + hw.dma(chunk * hw.act_bytes) * 2 + hw.dma(chunk * 4)
+    return VecFnSchedule(chunk, {"cycles": total, "vector": vec, "dma": dma,
+                                 "dram_bytes": 2 * part,
+                                 "instructions": n * (len(layer.steps) + 2)})
+
+
+def lower_vecfn(lw, n, op: str) -> None:
+    if lw.hw.dtype != "fp16":
+        raise CompilerError(f"node '{n.name}': {op} in {lw.hw.dtype} has no vector program "
+                            "(int8 runs it as a vlut table after quantization; fp16 Targets "
+                            "run it as float vector ops)")
+    layer = VecFnLayer(n.name, op, n.inputs[0], n.output, lw.g.type_of(n.output).numel,
+                       program(op, dict(n.attrs)))
+    layer.schedule = choose_vecfn(layer, lw.hw)
+    lw.layers.append(layer)
+
+
+for _op in FP16_OPS:
+    register_hook("lower", _op, value=lambda lw, n, _op=_op: lower_vecfn(lw, n, _op))
