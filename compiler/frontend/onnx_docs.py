@@ -56,15 +56,24 @@ ShuffleNet, SqueezeNet, VGG-19, ZFNet-512, at 224x224 with generated weights) im
 compile, simulate and verify bit-exact on npu-edge (tests/compiler/test_onnx_light.py:
 SqueezeNet by default, all with NPUSIM_ONNX_LIGHT=all).
 
-Not supported (yet): cubic Resize and linear Resize other than 2x with half-pixel centres,
-dilated ConvTranspose and MaxPool, Pad modes other than zero, reductions other than a
-spatial mean, Div by an activation; 1-D and 3-D convolutions and pools.
+Pad modes, Resize modes and dilated pooling (tests/compiler/test_onnx_resample.py, against
+onnxruntime and on npu-edge in int8 and fp16): Pad by a constant value (a per-channel shift
+around the zero-padding conv), reflect and edge (one-pixel slices and a concat); linear and
+cubic Resize at any scale in the half_pixel, pytorch_half_pixel, align_corners, asymmetric,
+tf_half_pixel_for_nn and half_pixel_symmetric modes, cubic_coeff_a and exclude_outside (two
+dense layers of the exact interpolation matrices); MaxPool with dilations (an undilated pool
+per phase of a space-to-depth copy, interleaved by depth_to_space; the map and its stride-1
+output must be multiples of the dilation).
+
+Not supported (yet): Resize's tf_crop_and_resize mode and antialias, Pad's wrap mode,
+dilated ConvTranspose and AveragePool, reductions other than a spatial mean, Div by an
+activation; 1-D and 3-D convolutions and pools.
 
 | ONNX op | opset versions (to {max_opset}) | runs on | notes |
 |---|---|---|---|
 """
 
-NODE_TESTS_PASSING = 187
+NODE_TESTS_PASSING = 200
 
 
 def _versions(op: str) -> str:

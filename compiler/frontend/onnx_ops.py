@@ -7,6 +7,7 @@ import numpy as np
 from ..ir.types import TensorType
 from .onnx_import import _array, _Importer, handler
 from .onnx_ops_act import binary
+from .onnx_resample import dilated_maxpool
 
 
 # ---------------------------------------------------------------- window helpers
@@ -192,16 +193,18 @@ def _mul(im: _Importer):
 
 
 @handler("MaxPool",
-         note="2-D; pads, auto_pad, ceil_mode; the Indices output only if unread; no dilations")
+         note="2-D; pads, auto_pad, ceil_mode; the Indices output only if unread; dilations: "
+         "an undilated pool per phase (space-to-depth copies, depth_to_space)")
 def _maxpool(im: _Importer):
     im.single_output()
-    if tuple(im.attr("dilations", [1, 1])) != (1, 1):
-        im.fail("dilated max pooling is not supported (the pool registers have no dilation)")
+    dil = tuple(im.attr("dilations", [1, 1]))
     kernel = tuple(im.attr("kernel_shape"))
     x = im.input(0)
     hw = im.type_of(x).shape[2:]
-    im.emit("nn.max_pool2d", [x], kernel=kernel,
-            **_ceil_pads(im, hw, kernel, _window_attrs(im, hw, kernel)))
+    attrs = _ceil_pads(im, hw, kernel, _window_attrs(im, hw, kernel, dil), dil)
+    if dil != (1, 1):
+        return dilated_maxpool(im, x, kernel, attrs, dil)
+    im.emit("nn.max_pool2d", [x], kernel=kernel, **attrs)
 
 
 @handler("AveragePool",

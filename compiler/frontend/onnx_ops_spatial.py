@@ -6,11 +6,13 @@ from __future__ import annotations
 import numpy as np
 
 from .onnx_import import _Importer, handler
+from .onnx_resample import pad_copy, pad_value, resize_separable
 
 
 @handler("Pad",
-         note="zero padding of H, W: a depthwise identity conv; pads attribute before 11, inputs "
-         "from 11, axes (18)")
+         note="H, W: zero padding a depthwise identity conv; a constant value the same around "
+         "a per-channel shift; reflect and edge as one-pixel slices and a concat; pads "
+         "attribute before 11, inputs from 11, axes (18)")
 def _pad(im: _Importer):
     """Zero padding of H and W: a depthwise 1x1 conv of weight 1 with those pads (the NPU's
     conv pads with zeros as it loads), exact in float and in int8."""
@@ -30,9 +32,8 @@ def _pad(im: _Importer):
             for k, a in enumerate(axes):
                 full[a], full[a + xt.rank] = pads[k], pads[k + len(axes)]
             pads = full
-    if mode != "constant" or value != 0.0:
-        im.fail(f"Pad mode '{mode}' with value {value}: only zero (constant) padding is "
-                "supported")
+    if mode not in ("constant", "reflect", "edge"):
+        im.fail(f"Pad mode '{mode}': constant, reflect and edge padding are supported")
     rank = xt.rank
     begin, end = pads[:rank], pads[rank:]
     if rank != 4 or any(begin[:2]) or any(end[:2]) or min(pads) < 0:
@@ -40,6 +41,10 @@ def _pad(im: _Importer):
                 "tensor is supported")
     if not any(pads):
         return im.emit("identity", [x])
+    if mode != "constant":
+        return pad_copy(im, x, begin, end, mode)
+    if value != 0.0:
+        return pad_value(im, x, begin, end, value)
     c = xt.shape[1]
     ones = im.constant(np.ones((c, 1, 1, 1), np.float32), "pad_identity")
     im.emit("nn.conv2d", [x, ones], groups=c, pads=(begin[2], begin[3], end[2], end[3]))
@@ -71,6 +76,11 @@ def _upsample(im: _Importer, scales, sizes, mode: str, coord: str, nearest: str)
     if out[:2] != list(shape[:2]):
         im.fail(f"resizing the batch or channel axes ({list(shape)} -> {out}) is not supported")
     factors = [o // i for o, i in zip(out[2:], shape[2:])]
+    if mode in ("linear", "cubic") and not (
+            mode == "linear" and [o % i for o, i in zip(out[2:], shape[2:])] == [0, 0]
+            and tuple(factors) == (2, 2) and coord in ("half_pixel", "pytorch_half_pixel")
+            and min(shape[2:]) >= 2):
+        return resize_separable(im, x, tuple(out[2:]), tuple(scales[2:]), mode, coord)
     if any(o % i for o, i in zip(out[2:], shape[2:])):
         im.fail(f"{list(shape)} -> {out}: only integer upsampling factors are supported")
     if mode == "linear":
@@ -124,6 +134,8 @@ def _upsample_op(im: _Importer):
 
 @handler("Resize", note="nearest by integer factors (every coordinate mode that repeats "
          "pixels); linear by 2 with half-pixel centres (a depthwise 3x3 after a nearest 2x); "
+         "other linear and cubic resizes, any scale and coordinate mode but "
+         "tf_crop_and_resize: two dense layers of the exact interpolation matrices; "
          "opset 10 and 11+ inputs")
 def _resize(im: _Importer):
     """Resize (opset 10: scales as input 1, asymmetric floor; from 11: roi, scales, sizes

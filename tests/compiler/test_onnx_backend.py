@@ -70,14 +70,10 @@ EXCLUDE = {
         "(nn.channel_affine) has no NPU lowering",
     r"test_operator_params": "a constant added over every axis of its operand (not a scalar or "
         "one value per channel)",
-    r"test_operator_pad": "reflect padding (zero padding only)",
     r"test_operator_maxpool": "1-D pooling: the NPU pools 2-D windows",
     r"test_operator_clip": "fp16 vclip takes integer bounds; the test clips to +-0.5",
     r"test_operator_reduced_mean": "ReduceMean over one axis of a 4-D tensor (the NPU reduces "
         "H and W, as a global average pool)",
-    r"test_ConstantPad2d": "padding with a non-zero value",
-    r"test_MaxPool2d_stride_padding_dilation": "dilated pooling is not imported (no pool "
-        "register)",
     r"test_Softmax_cpu": "its tensors are named '0' and '1', which collide with the artifact's "
         "own DRAM tensor names (compiler/backends; a naming issue, not the op)",
     r"test_maxpool_with_argmax": "the test reads MaxPool's Indices output",
@@ -93,10 +89,6 @@ EXCLUDE = {
         "value per channel is supported)",
     r"test_reduce_mean_": "ReduceMean over non-spatial axes of 3-D tensors (the NPU reduces H "
         "and W of 4-D ones, as a global average pool)",
-    r"test_resize_upsample_scales_cubic|test_resize_upsample_sizes_cubic":
-        "cubic resize is not lowered (nearest by integer factors and bilinear 2x are)",
-    r"test_resize_upsample_scales_linear_(align_corners|half_pixel_symmetric)":
-        "linear resize with other coordinates than half-pixel centres is not lowered",
     r"test_resize_upsample_(scales|sizes)_nearest_axes": "Resize's 'axes' attribute (opset 18)",
     r"test_resize_upsample_sizes_nearest_(cpu|ceil|floor|not|round)": "non-integer upsampling "
         "factors (7/2, 8/2 ...): nearest upsampling repeats each pixel an integer number of "
@@ -109,8 +101,6 @@ EXCLUDE = {
     r"test_split_zero_size_splits": "a zero-sized output",
     r"test_slice_neg_steps": "slices with step != 1",
     r"test_slice_start_out_of_bounds": "an empty (zero-sized) output",
-    r"test_constant_pad": "padding with a non-zero value (zero padding becomes a depthwise "
-        "identity conv)",
     r"test_cast_FLOAT_to_FLOAT16": "a float16 graph output; the host returns float32",
     r"test_maxpool_2d_uint8": "uint8 tensors; the fp16 Target holds fp16 data",
     r"test_batchnorm_e.*training": "training-mode batch norm (outputs running statistics)",

@@ -166,12 +166,11 @@ def test_gather_of_an_activation_says_it_only_folds():
 
 
 @pytest.mark.parametrize("nodes, inits, opset, message", [
-    ([N("Pad", ["x", "p"], ["y"], mode="reflect")], [("p", np.zeros(8, I64))], 13,
-     "Pad mode 'reflect' with value 0.0: only zero"),
-    ([N("Resize", ["x", "", "sc"], ["y"], mode="linear")],
-     [("sc", np.array([1, 1, 3, 3], F))], 13, r"linear resize by \(3, 3\)"),
-    ([N("Resize", ["x", "", "sc"], ["y"], mode="cubic")],
-     [("sc", np.array([1, 1, 2, 2], F))], 13, "mode 'cubic' has no NPU lowering here"),
+    ([N("Pad", ["x", "p"], ["y"], mode="wrap")], [("p", np.ones(8, I64))], 19,
+     "Pad mode 'wrap': constant, reflect and edge"),
+    ([N("Resize", ["x", "", "sc"], ["y"], mode="linear",
+        coordinate_transformation_mode="tf_crop_and_resize")],
+     [("sc", np.array([1, 1, 3, 3], F))], 13, "'tf_crop_and_resize' .a region of interest."),
     ([N("Resize", ["x", "", "sc"], ["y"], mode="nearest",
         coordinate_transformation_mode="align_corners")],
      [("sc", np.array([1, 1, 3, 3], F))], 13, "'align_corners' with nearest_mode"),
