@@ -33,7 +33,8 @@ from npusim import flow
 
 REWRITES = {"all rewrites": {}, "no swapped roles": {"swap": False},
             "no space-to-depth": {"s2d": False}, "no column folding": {"fold": False},
-            "none": {"swap": False, "s2d": False, "fold": False}}
+            "no row-toeplitz dw": {"rowdw": False},
+            "none": {"swap": False, "s2d": False, "fold": False, "rowdw": False}}
 
 
 def measure(model: str, target: str, resolution: int, rewrites: dict) -> tuple:

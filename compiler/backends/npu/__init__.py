@@ -31,7 +31,7 @@ class CompiledModel:
 class NpuBackend(Backend):
     """Options: calib_inputs, num_calib, seed (quantization), sync ('auto', 'tokens',
     'barrier'), rewrites (dict of compiler.lower.lower flags: npu_rewrites, subsample, s2d,
-    swap, fold), progress (callable(stage, done, total)), plus model keyword arguments (e.g.
+    swap, fold, rowdw), progress (callable(stage, done, total)), plus model keyword arguments (e.g.
     resolution=32)."""
 
     def build(self, model, target, *, calib_inputs=None, num_calib: int = 8, seed: int = 0,
