@@ -12,6 +12,7 @@ agree to 2^-15). The work is in float32 (abuf); the output is rounded once to fl
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from math import ceil
 
 import numpy as np
@@ -52,32 +53,38 @@ def _sigmoid(x: str) -> list:
                     ("vadd", "t6", "t6", "t7")]
 
 
+def _leaky(a: dict) -> list:
+    """max(x, alpha x) for alpha <= 1, else min."""
+    alpha = float(a["alpha"])
+    return [("vmul", "t0", "x", f"k{alpha!r}"), ("vmax" if alpha <= 1 else "vmin", "y", "t0", "x")]
+
+
+# op -> its program's steps from the node's attributes (the last step writes 'y'); each is
+# registered as that op's 'lower' hook below
+PROGRAMS = {
+    "sigmoid": lambda a: _sigmoid("x") + [("vcopy", "y", "t6", None)],
+    "tanh": lambda a: [("vmul", "t8", "x", "k2.0")] + _sigmoid("t8") +  # 2 sigmoid(2x) - 1
+    [("vmul", "t6", "t6", "k2.0"), ("vbias", "y", "t6", -1.0)],
+    "elu": lambda a: [("vmin", "t0", "x", "k0.0"), ("vclip", "t0", "t0", (-16, 0))] +
+    _exp("t2", "t0") + [("vbias", "t2", "t2", -1.0),  # relu(x) + alpha (exp(min(x, 0)) - 1)
+                        ("vmul", "t2", "t2", f"k{float(a['alpha'])!r}"),
+                        ("vrelu", "t1", "x", None), ("vadd", "y", "t1", "t2")],
+    "hardswish": lambda a: [("vbias", "t0", "x", 3.0), ("vclip", "t0", "t0", (0, 6)),
+                            ("vmul", "t0", "t0", "x"), ("vmul", "y", "t0", f"k{1 / 6!r}")],
+    "hardsigmoid": lambda a: [("vmul", "t0", "x", f"k{float(a['alpha'])!r}"),
+                              ("vbias", "t0", "t0", float(a["beta"])),
+                              ("vclip", "y", "t0", (0, 1))],
+    "leaky_relu": _leaky,
+}
+FP16_OPS = tuple(PROGRAMS)
+
+
 def program(op: str, attrs: dict) -> list:
     """The vector steps of float activation `op`; the last writes 'y'."""
-    if op == "sigmoid":
-        return _sigmoid("x") + [("vcopy", "y", "t6", None)]
-    if op == "tanh":  # 2 sigmoid(2x) - 1
-        return [("vmul", "t8", "x", "k2.0")] + _sigmoid("t8") + \
-            [("vmul", "t6", "t6", "k2.0"), ("vbias", "y", "t6", -1.0)]
-    if op == "elu":  # relu(x) + alpha (exp(min(x, 0)) - 1)
-        return [("vmin", "t0", "x", "k0.0"), ("vclip", "t0", "t0", (-16, 0))] + \
-            _exp("t2", "t0") + [("vbias", "t2", "t2", -1.0),
-                                ("vmul", "t2", "t2", f"k{float(attrs['alpha'])!r}"),
-                                ("vrelu", "t1", "x", None), ("vadd", "y", "t1", "t2")]
-    if op == "hardswish":  # x * clip(x + 3, 0, 6) / 6
-        return [("vbias", "t0", "x", 3.0), ("vclip", "t0", "t0", (0, 6)),
-                ("vmul", "t0", "t0", "x"), ("vmul", "y", "t0", f"k{1 / 6!r}")]
-    if op == "hardsigmoid":  # clip(alpha x + beta, 0, 1)
-        return [("vmul", "t0", "x", f"k{float(attrs['alpha'])!r}"),
-                ("vbias", "t0", "t0", float(attrs["beta"])), ("vclip", "y", "t0", (0, 1))]
-    if op == "leaky_relu":  # max(x, alpha x) for alpha <= 1, else min
-        alpha = float(attrs["alpha"])
-        return [("vmul", "t0", "x", f"k{alpha!r}"),
-                ("vmax" if alpha <= 1 else "vmin", "y", "t0", "x")]
-    raise CompilerError(f"no fp16 vector program for '{op}'; known: {', '.join(FP16_OPS)}")
-
-
-FP16_OPS = ("sigmoid", "tanh", "elu", "hardswish", "hardsigmoid", "leaky_relu")
+    build = PROGRAMS.get(op)
+    if build is None:
+        raise CompilerError(f"no fp16 vector program for '{op}'; known: {', '.join(FP16_OPS)}")
+    return build(attrs)
 
 
 def constants(steps: list) -> tuple:
@@ -177,16 +184,16 @@ def choose_vecfn(layer: VecFnLayer, hw: Hw) -> VecFnSchedule:
                                  "instructions": n * (len(layer.steps) + 2)})
 
 
-def lower_vecfn(lw, n, op: str) -> None:
+def lower_vecfn(lw, n, op: str, build) -> None:
     if lw.hw.dtype != "fp16":
         raise CompilerError(f"node '{n.name}': {op} in {lw.hw.dtype} has no vector program "
                             "(int8 runs it as a vlut table after quantization; fp16 Targets "
                             "run it as float vector ops)")
     layer = VecFnLayer(n.name, op, n.inputs[0], n.output, lw.g.type_of(n.output).numel,
-                       program(op, dict(n.attrs)))
+                       build(dict(n.attrs)))
     layer.schedule = choose_vecfn(layer, lw.hw)
     lw.layers.append(layer)
 
 
-for _op in FP16_OPS:
-    register_hook("lower", _op, value=lambda lw, n, _op=_op: lower_vecfn(lw, n, _op))
+for _op, _build in PROGRAMS.items():
+    register_hook("lower", _op, value=partial(lower_vecfn, op=_op, build=_build))
