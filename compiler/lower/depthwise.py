@@ -96,7 +96,7 @@ def applies(g: ConvGeom, epi: Epilogue, hw: Hw) -> bool:
     """A plain depthwise conv (one channel per group, stride and dilation 1, one image) whose
     output width splits into whole blocks and whose padding the DMA can write."""
     return (g.groups == g.cin == g.cout and g.groups > 1 and (g.sh, g.sw, g.dh, g.dw) ==
-            (1, 1, 1, 1) and g.n == 1 and not epi.residual and epi.quantized
+            (1, 1, 1, 1) and g.n == 1 and not epi.residual
             and g.kw < hw.rows and _block_width(g, hw) is not None
             and max(g.pads[1], g.pads[3]) <= FIELD_MAX["pad"])
 

@@ -89,8 +89,35 @@ def test_refuses_what_it_does_not_lower():
                 ConvGeom(1, 28, 28, c, c, 3, 3, 1, 1, (1, 1, 1, 1), 1, 1, 1),   # dense
                 ConvGeom(1, 29, 29, c, c, 3, 3, 1, 1, (1, 1, 1, 1), 1, 1, c)):  # 29 prime
         assert choose_depthwise(bad, q, hw) is None
-    assert choose_depthwise(ok, Epilogue(bias=np.zeros(c, np.float32)), hw) is None  # float
+    # a residual add in the epilogue (none follows a depthwise conv in MobileNets)
+    res = Epilogue(bias=np.zeros(c, np.int32), mult=np.ones(c, np.int32),
+                   shift=np.ones(c, np.int32), residual="r")
+    assert choose_depthwise(ok, res, hw) is None
+    fp16 = Hw.from_target(Target.create("npu-edge -dtype=fp16"))
+    assert choose_depthwise(ok, Epilogue(bias=np.zeros(c, np.float32)), fp16) is not None
 
 
 def test_scatters_go_on_an_idle_channel():
     assert store_role(1) == "out" and store_role(2) == "w" and store_role(3) == "out"
+
+
+def test_fp16_depthwise_agrees_with_onnxruntime(tmp_path):
+    """fp16 (fp32 accumulation in another order than the reference): SNR against
+    onnxruntime running the file, on the row-Toeplitz lowering."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper, numpy_helper
+    from npusim import flow
+    c = 24
+    w = np.random.default_rng(2).standard_normal((c, 1, 3, 3)).astype(np.float32)
+    node = helper.make_node("Conv", ["x", "w"], ["y"], group=c, pads=[1, 1, 1, 1])
+    g = helper.make_graph([node], "dw", [helper.make_tensor_value_info(
+        "x", TensorProto.FLOAT, [1, c, 28, 28])], [helper.make_tensor_value_info(
+            "y", TensorProto.FLOAT, [1, c, 28, 28])], [numpy_helper.from_array(w, "w")])
+    path = tmp_path / "dw.onnx"
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), str(path))
+    compiled = flow.compile(str(path), "npu-edge -dtype=fp16")
+    # (NCHW in and out of the file: a layout copy before and after)
+    assert [type(x).__name__ for x in compiled.built.lowered.layers] == \
+        ["CopyLayer", "DepthwiseLayer", "CopyLayer"]
+    v = flow.verify(compiled, flow.simulate(compiled))
+    assert v.snr_db > 60, v
