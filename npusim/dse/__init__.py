@@ -11,11 +11,12 @@ local processes or a Dask cluster, and the results as a pandas DataFrame.
 from npusim.dse.driver import Interrupted, point_key, run_study
 from npusim.dse.errors import DseError, SpaceError, StudyError
 from npusim.dse.objectives import OBJECTIVES, Measured, area_mm2, geomean, objective
-from npusim.dse.pareto import hypervolume, non_dominated, pareto_front
+from npusim.dse.pareto import hypervolume, hypervolume_ratio, non_dominated, pareto_front
 from npusim.dse.space import Param, Space, Workload, load_space, parse_space
 from npusim.dse.storage import load
 
 __all__ = ["load_space", "parse_space", "run_study", "load", "pareto_front", "hypervolume",
-           "non_dominated", "objective", "OBJECTIVES", "Measured", "area_mm2", "geomean",
+           "hypervolume_ratio", "non_dominated", "objective", "OBJECTIVES", "Measured",
+           "area_mm2", "geomean",
            "Space", "Param", "Workload", "point_key", "Interrupted", "DseError", "SpaceError",
            "StudyError"]

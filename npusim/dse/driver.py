@@ -17,7 +17,7 @@ import math
 import time
 
 from npusim.dse import samplers
-from npusim.dse.execute import executor
+from npusim.dse.execute import Serial, executor
 from npusim.dse.storage import RECORD, open_study, storage_url
 
 
@@ -57,10 +57,12 @@ class _Best:
 
 
 def run_study(space, *, storage=None, trials: int | None = None, jobs: int = 1,
-              dask: str | None = None, progress: bool = True) -> dict:
+              dask: str | None = None, progress: bool = True, evaluate=None) -> dict:
     """Evaluate the space's points not yet in storage; -> a summary dict (docs/dse.md).
+    evaluate: a function task -> record run in this process instead of the simulation (the
+    search-quality benchmark replays a whole grid's stored records through it).
     Raises Interrupted (a KeyboardInterrupt) on Ctrl-C, with everything finished stored."""
-    return _Run(space, storage, trials, progress).run(jobs, dask)
+    return _Run(space, storage, trials, progress).run(jobs, dask, evaluate)
 
 
 class _Run:
@@ -160,12 +162,12 @@ class _Run:
                     len(self.in_flight) + len(self.queue) < window:
                 self.ask()
 
-    def run(self, jobs: int, dask: str | None) -> dict:
+    def run(self, jobs: int, dask: str | None, evaluate=None) -> dict:
         ex = None
         try:
             for t in self.retell:  # killed between writing a record and telling Optuna
                 self.commit(t.number, t.user_attrs[RECORD])
-            ex = executor(jobs, dask)
+            ex = Serial(evaluate) if evaluate is not None else executor(jobs, dask)
             window = 2 * ex.workers + 2
             while True:
                 self.fill(window)

@@ -19,11 +19,13 @@ def _dead(task: dict, why: str) -> dict:
 
 
 class Serial:
-    """Evaluate in this process, one at a time (--jobs 1)."""
+    """Evaluate in this process, one at a time (--jobs 1), with `evaluate` or another function
+    of a task (a benchmark replaying stored records)."""
 
     workers = 1
 
-    def __init__(self):
+    def __init__(self, function=evaluate):
+        self._function = function
         self._queue: list = []
 
     def submit(self, task: dict) -> None:
@@ -36,7 +38,7 @@ class Serial:
         if not self._queue:
             return []
         task = self._queue.pop(0)
-        return [(task, evaluate(task))]
+        return [(task, self._function(task))]
 
     def close(self) -> None:
         self._queue.clear()

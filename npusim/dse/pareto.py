@@ -73,3 +73,23 @@ def hypervolume(points: np.ndarray, reference: np.ndarray) -> float:
         if depth > 0:
             total += depth * hypervolume(pts[: i + 1, :-1], ref[:-1])
     return float(total)
+
+
+def hypervolume_ratio(found: np.ndarray, universe: np.ndarray, margin: float = 0.1) -> float:
+    """How much of the best attainable hypervolume the points `found` reach: losses (n, k)
+    of a sampler's feasible points, and of every feasible point of the whole space. Both are
+    normalized by the true front's ideal and nadir (its per-objective min and max), the
+    reference is 1 + margin in each: a point worse than the front's nadir in one objective
+    counts for nothing, so reaching the ratio takes points near the front, not merely
+    better than the worst of the space. -> HV(found) / HV(true front), 0..1."""
+    universe = np.asarray(universe, float)
+    if universe.ndim != 2 or len(universe) == 0:
+        raise ValueError(f"hypervolume_ratio: the universe has no points (shape "
+                         f"{universe.shape}); pass the losses of every feasible point")
+    found = np.asarray(found, float).reshape(-1, universe.shape[1])
+    front = universe[non_dominated(universe)]
+    ideal, nadir = front.min(axis=0), front.max(axis=0)
+    span = np.where(nadir > ideal, nadir - ideal, 1.0)  # an objective the front agrees on
+    ref = np.full(universe.shape[1], 1.0 + margin)
+    best = hypervolume((front - ideal) / span, ref)
+    return hypervolume((found - ideal) / span, ref) / best if best > 0 else 1.0

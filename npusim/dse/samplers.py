@@ -53,13 +53,203 @@ def make_sampler(space, number: int, trials: int):
     if space.sampler == "random":
         return optuna.samplers.RandomSampler(seed=seed)
     if space.sampler == "tpe":
-        return optuna.samplers.TPESampler(seed=seed, multivariate=True, constant_liar=True,
-                                          # the first batch is random: a startup that does
-                                          # not hang on the budget (--trials may grow)
-                                          n_startup_trials=max(2, space.batch),
-                                          constraints_func=constraints)
-    return optuna.samplers.NSGAIISampler(seed=seed, population_size=max(2, space.batch),
-                                         constraints_func=constraints)
+        return _tpe_class()(distributions(space), seed=seed, multivariate=True,
+                            constant_liar=True,
+                            # the first batch is random: a startup that does not hang on the
+                            # budget (--trials may grow)
+                            n_startup_trials=max(2, space.batch),
+                            constraints_func=constraints)
+    return _nsga2_class()(distributions(space), study_seed=space.seed, seed=seed,
+                          population_size=max(2, space.batch), constraints_func=constraints)
+
+
+def _tpe_class():
+    import numpy as np
+    import optuna
+
+    class TPE(optuna.samplers.TPESampler):
+        """Optuna's multivariate TPE that does not spend the budget on repeats: a proposal
+        that repeats a point already asked is drawn again from the same model (TPE_TRIES
+        times), then moved one value at a time until it is new; the random start draws new
+        points only. Every parameter is sampled here, over the space's distributions."""
+
+        def __init__(self, dists: dict, *, seed: int, **kwargs):
+            super().__init__(seed=seed, **kwargs)
+            self._dists = dists
+            self._draw = np.random.default_rng([seed, 0x747065])  # start, moves
+
+        def infer_relative_search_space(self, study, trial) -> dict:
+            return {n: d for n, d in self._dists.items() if not d.single()}
+
+        def sample_relative(self, study, trial, search_space) -> dict:
+            if not search_space:
+                return {}
+            params = super().sample_relative(study, trial, search_space)
+            seen = _seen(study, trial, search_space)
+            if not params:  # the random start
+                params = {n: _uniform(d, self._draw) for n, d in search_space.items()}
+            for _ in range(TPE_TRIES):
+                if _key(params) not in seen:
+                    return params
+                params = super().sample_relative(study, trial, search_space) or params
+            return _new(params, seen, search_space, lambda d, v: _uniform(d, self._draw),
+                        self._draw)
+    return TPE
+
+
+TPE_TRIES = 16  # fresh draws of a TPE proposal that repeats an earlier point
+NEW_TRIES = 64  # moves of a point that repeats an earlier one before it is kept anyway
+NSGA2_STEP = 0.8  # share of mutations that move a value to a neighbour in its list
+
+
+def _nsga2_class():
+    import numpy as np
+    import optuna
+
+    class NSGA2(optuna.samplers.NSGAIISampler):
+        """Optuna's NSGA-II (its uniform crossover, binary tournaments and elite selection;
+        population = the space's batch) made to spend a small budget well:
+        - parents are chosen from everything finished so far (its elites, and its whole
+          feasible front), not from the last generation alone;
+        - a mutated value (each with probability 1/params) moves to a neighbour in its list
+          (NSGA2_STEP of the time) rather than anywhere: a front's points are neighbours;
+        - the first generation is a Latin hypercube, seeded by the study seed: every value
+          of every attribute appears as evenly as the population allows (independent random
+          draws leave some unseen, and NSGA-II never finds what its parents lack);
+        - a child that repeats a point already asked (crossover of similar parents does,
+          often, on a discrete space) is mutated again until it is new: a repeat costs a
+          trial of the budget and teaches nothing;
+        - every parameter is sampled here, over the space's own distributions (Optuna infers
+          them from finished trials, so it has none yet for the first points)."""
+
+        def __init__(self, dists: dict, *, study_seed: int, seed: int,
+                     mutation_prob: float | None = None, step_prob: float = NSGA2_STEP,
+                     **kwargs):
+            # crossover is Optuna's; mutation is done here (Optuna's redraws uniformly)
+            super().__init__(seed=seed, mutation_prob=0.0, **kwargs)
+            self._dists = dists
+            self._study_seed = study_seed
+            self._mutation_prob = mutation_prob
+            self._step_prob = step_prob
+            self._draw = np.random.default_rng([seed, 0x6E736761])  # mutations, redraws
+
+        def infer_relative_search_space(self, study, trial) -> dict:
+            return {n: d for n, d in self._dists.items() if not d.single()}
+
+        def select_parent(self, study, generation: int) -> list:
+            """Optuna's elites (rank, then crowding) of everything finished so far, not only
+            of the last generation and its parents, and with them every feasible point no
+            other dominates: a population of 8 holds only 8 of a front that may have 20."""
+            from optuna.trial import TrialState
+            done = study._get_trials(deepcopy=False, states=[TrialState.COMPLETE],
+                                     use_cache=True)
+            elites = self._elite_population_selection_strategy(study, done)
+            chosen = {t.number for t in elites}
+            return elites + [t for t in _front(study, done) if t.number not in chosen]
+
+        def sample_relative(self, study, trial, search_space) -> dict:
+            if not search_space:
+                return {}
+            generation = self.get_trial_generation(study, trial)
+            parents = self.get_parent_population(study, generation)
+            names = sorted(search_space)
+            if parents:
+                params = self._child_generation_strategy(study, search_space, parents)
+                rate = self._mutation_prob
+                rate = 1.0 / len(names) if rate is None else rate
+                for name in names:
+                    if self._draw.random() < rate:
+                        params[name] = self._mutate(search_space[name], params[name])
+            else:
+                params = self._latin(trial.number, search_space)
+            return _new(params, _seen(study, trial, search_space), search_space,
+                        self._mutate, self._draw)
+
+        def _mutate(self, d, value):
+            """A new value for a mutated parameter: a neighbour in the list's order (the
+            values of a space's list are ordered, and a front is made of neighbours) or,
+            otherwise, any value uniformly (log-uniformly on a log scale)."""
+            from optuna.distributions import CategoricalDistribution
+            if isinstance(d, CategoricalDistribution):
+                m = len(d.choices)
+                if m > 2 and self._draw.random() < self._step_prob and value in d.choices:
+                    i, step = d.choices.index(value), (1 if self._draw.random() < 0.5 else -1)
+                    return d.choices[i + step if 0 <= i + step < m else i - step]
+            return _uniform(d, self._draw)
+
+        def _latin(self, number: int, search_space: dict) -> dict:
+            """Point `number` of the first generation: per attribute, each block of a
+            population's points takes the values in a shuffled balanced order."""
+            from optuna.distributions import CategoricalDistribution
+            size = self._population_size
+            block, slot = divmod(number, size)
+            out = {}
+            for i, (name, d) in enumerate(sorted(search_space.items())):
+                rng = np.random.default_rng([self._study_seed, i, block, 0x6C6873])
+                if isinstance(d, CategoricalDistribution):
+                    m = len(d.choices)
+                    levels = np.concatenate([rng.permutation(m) for _ in range(-(-size // m))])
+                    out[name] = d.choices[int(rng.permutation(levels[:size])[slot])]
+                else:  # a stratum of [0, 1) per point, in shuffled order
+                    out[name] = _at(d, (rng.permutation(size)[slot] + rng.random()) / size)
+            return out
+
+    return NSGA2
+
+
+def _key(params: dict) -> tuple:
+    return tuple(sorted(params.items()))
+
+
+def _seen(study, trial, search_space: dict) -> set:
+    """The points asked so far (finished or in flight), but `trial`."""
+    return {_key({n: t.params[n] for n in search_space}) for t in study.get_trials(deepcopy=False)
+            if t.number != trial.number and set(t.params) >= set(search_space)}
+
+
+def _new(params: dict, seen: set, search_space: dict, mutate, rng) -> dict:
+    """`params`, or when they repeat a point already asked, moved one random parameter at a
+    time (by `mutate(distribution, value)`) until they do not (NEW_TRIES moves at most: a
+    space nearly all asked may keep a repeat, stored from the first one's record)."""
+    names = sorted(search_space)
+    for _ in range(NEW_TRIES):
+        if _key(params) not in seen:
+            break
+        name = names[rng.integers(len(names))]
+        params[name] = mutate(search_space[name], params[name])
+    return params
+
+
+def _uniform(d, rng):
+    """One value of a distribution, uniformly (log-uniformly on a log scale)."""
+    from optuna.distributions import CategoricalDistribution
+    if isinstance(d, CategoricalDistribution):
+        return d.choices[rng.integers(len(d.choices))]
+    return _at(d, rng.random())
+
+
+def _front(study, trials: list) -> list:
+    """The trials that meet every constraint and that no other such trial dominates."""
+    import numpy as np
+    from npusim.dse.pareto import non_dominated
+    ok = [t for t in trials if max(constraints_of(t)) <= 0 and t.values is not None]
+    if not ok:
+        return []
+    sign = np.array([1.0 if d.name == "MINIMIZE" else -1.0 for d in study.directions])
+    losses = np.array([t.values for t in ok], float) * sign
+    return [t for t, keep in zip(ok, non_dominated(losses)) if keep]
+
+
+def _at(d, u: float):
+    """The value at quantile u in [0, 1) of an int or float distribution (log-uniform on a log
+    scale), on its step."""
+    lo, hi = float(d.low), float(d.high)
+    x = math.exp(math.log(lo) + u * (math.log(hi) - math.log(lo))) if d.log else lo + u * (hi - lo)
+    step = getattr(d, "step", None) or (1 if isinstance(d.low, int) else None)
+    if step is not None:
+        x = lo + round((x - lo) / step) * step
+    x = min(max(x, lo), hi)
+    return int(round(x)) if isinstance(d.low, int) and not isinstance(d.low, bool) else x
 
 
 def _grid_class():
