@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 
 import simpy
 
+from npusim.blas import single_threaded
 from npusim.core import Core
 from npusim.dram import DramPort
 from npusim.faults import CycleLimitExceeded, DeadlockError, SimulationFault, SyncFault
@@ -92,8 +94,11 @@ class System:
         # (10-30% of the run). The System's own cycles are collected once it is dropped.
         collecting = gc.isenabled()
         gc.disable()
+        # functional products on one BLAS thread (npusim.blas); timing-only computes none
+        blas = contextlib.nullcontext() if self.timing_only else single_threaded()
         try:
-            env.run(until=None if max_cycles is None else max_cycles + 1)
+            with blas:
+                env.run(until=None if max_cycles is None else max_cycles + 1)
         except SimulationFault as e:
             # SimPy re-raises a failed process's exception as a copy built from its args only;
             # the original, with its core/unit/index attributes, is the copy's __cause__.
