@@ -113,13 +113,15 @@ def _gemm(im: _Importer):
         binary(im, "add", out, c)
 
 
-@handler("MatMul", note="constant 2-D B (dense); two activations only on fp16")
+@handler("MatMul", note="constant 2-D B (dense); two activations (batched, broadcasting: "
+         "attention's Q.K^T and P.V), a scalar scale of either folded in")
 def _matmul(im: _Importer):
     a, b = im.input(0), im.input(1)
     if im.is_const(b) and im.type_of(b).rank == 2:
-        im.emit("nn.dense", [a, b])
-    else:
-        im.emit("nn.matmul", [a, b])
+        return im.emit("nn.dense", [a, b])
+    from .onnx_ops_transformer import unscaled
+    (a, sa), (b, sb) = unscaled(im, a), unscaled(im, b)
+    im.emit("nn.matmul", [im.materialize(a), im.materialize(b)], alpha=sa * sb)
 
 
 @handler("Relu")
@@ -184,6 +186,9 @@ def _add(im: _Importer):
         b = y if bias.shape == im.consts[y].shape else im.constant(bias, f"{y}__bias")
         return im.emit("nn.bias_add", [x, b],
                        axis=1 if im.type_of(x).rank == 4 else -1)
+    from .onnx_ops_transformer import add_mask, mask_of
+    if im.is_const(y) and mask_of(im.consts[y]):  # an attention mask, for the Softmax after
+        return add_mask(im, x, y)
     binary(im, "add", x, y)
 
 
@@ -273,7 +278,9 @@ def _concat(im: _Importer):
     im.emit("concat", [v for v in im.node.input if v], axis=im.attr("axis"))
 
 
-@handler("Softmax", runs="host", note="before opset 13 over the last axis only")
+@handler("Softmax", note="any axis, anywhere (on the NPU; a graph's last Softmax runs on the "
+         "host); an Add/Where of a constant mask before it becomes its mask; before opset 13 "
+         "over the last axis only")
 def _softmax(im: _Importer):
     shape = im.type_of(im.input(0)).shape
     rank = len(shape)
@@ -286,7 +293,11 @@ def _softmax(im: _Importer):
             im.fail(f"Softmax before opset 13 normalizes over the flattened axes {axis}.. of "
                     f"{list(shape)}; only one of them may exceed 1")
         axis = wide[0] if wide else rank - 1
-    im.emit("nn.softmax", [im.input(0)], axis=axis)
+    x, mask = im.input(0), []
+    prod = im.g.producers().get(x)
+    if prod is not None and prod.op == "add" and prod.inputs[1] in im.g.constants:
+        x, mask = prod.inputs[0], [prod.inputs[1]]  # the add is pruned if nothing else reads it
+    im.emit("nn.softmax", [x] + mask, axis=axis)
 
 
 @handler("Transpose", note="any permutation (strided DMA copy): ShuffleNet's channel shuffle")
