@@ -142,3 +142,11 @@ register_hook("quantize", "sigmoid", value=_quantize_sigmoid)
 # (compiler/ops/attention.py quantizes it)
 register_hook("host_step", "nn.softmax",
               value=lambda n: ("softmax", n.attrs["axis"]) if len(n.inputs) == 1 else None)
+
+
+def _quantize_softmax(qz, n) -> None:
+    from .attention import quantize_softmax  # the integer softmax and its parameters
+    quantize_softmax(qz, n)
+
+
+register_hook("quantize", "nn.softmax", value=_quantize_softmax)

@@ -254,3 +254,11 @@ register_hook("quantize", "nn.avg_pool2d", value=_quantize_avg_pool)
 register_hook("quantize", "nn.global_avg_pool2d", value=_quantize_global_pool)
 register_hook("quantize_hint", "nn.batch_norm", value="run 'fold-bn' first")
 register_hook("quantize_hint", "nn.bias_add", value="a bias must follow a conv/dense to be fused")
+
+
+def _quantize_matmul(qz, n) -> None:
+    from .attention import quantize_matmul  # qnn.matmul, beside qnn.softmax
+    quantize_matmul(qz, n)
+
+
+register_hook("quantize", "nn.matmul", value=_quantize_matmul)
