@@ -71,6 +71,14 @@ def _softmax(ex, n):
     ex.add("Softmax", [x], n.output, n.name, axis=n.attrs["axis"])
 
 
+@exporter("slice")
+def _slice(ex, n):
+    a = n.attrs
+    ins = [n.inputs[0]] + [ex.const(np.array([v], np.int64), k) for k, v in
+                           (("starts", a["start"]), ("ends", a["end"]), ("axes", a["axis"]))]
+    ex.add("Slice", ins, n.output, n.name)
+
+
 @exporter("nn.layer_norm")
 def _layer_norm(ex, n):
     ex.add("LayerNormalization", n.inputs, n.output, n.name, axis=-1,
