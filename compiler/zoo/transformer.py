@@ -11,6 +11,7 @@ from ..frontend.builder import GraphBuilder
 from .params import ParamGen
 
 MASK_DROP = -1e4  # the additive mask value of a dropped score (as exporters write it)
+LM_HEAD_BLOCK = 8192  # GPT-2's LM head in blocks of this many vocabulary entries
 
 
 class _Blocks:
@@ -136,5 +137,10 @@ def gpt2(seq: int = 128, decode: bool = False, hidden: int = 768, heads: int = 1
         presents += list(present or ())
     last = x if steps == 1 else b.op("slice", [x], name="last", axis=1, start=steps - 1,
                                     end=steps)
-    logits = m.linear(m.norm(last, "ln_f"), hidden, vocab, "lm_head")
+    h = m.norm(last, "ln_f")
+    # the LM head in column blocks: one dense layer's per-channel epilogue table (bias, mult,
+    # shift per output) must fit abuf, and 50257 outputs' do not
+    parts = [m.linear(h, hidden, min(LM_HEAD_BLOCK, vocab - v0), f"lm_head{i}")
+             for i, v0 in enumerate(range(0, vocab, LM_HEAD_BLOCK))]
+    logits = parts[0] if len(parts) == 1 else b.concat(parts, axis=-1, name="lm_head")
     return b.build([logits] + presents)
