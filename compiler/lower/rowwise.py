@@ -14,9 +14,10 @@ from ..ops import register_hook
 from .cost import FIELD_MAX, Hw
 
 # the vector instructions over one tile of `rows` x `cols`, per kind: (mnemonic, over) where
-# over is "tile" (rows x cols: a row-wise or elementwise pass) or "rows" (the per-row values)
+# over is "tile" (rows x cols: a row-wise or elementwise pass) or "rows" / "col" (the per-row
+# values, as a 1 x rows or a rows x 1 tile)
 SOFTMAX_OPS = [("vrmax", "tile"), ("vrsub", "tile"), ("vrmul", "tile"), ("vexp", "tile"),
-               ("vrsum", "tile"), ("vrecip", "rows"), ("vmul", "rows"), ("vrmul", "tile")]
+               ("vrsum", "tile"), ("vrmul", "col"), ("vrecip", "rows"), ("vrmul", "tile")]
 MASK_OPS = [("vrmul", "tile"), ("vadd", "tile")]
 LAYERNORM_OPS = [("vrsum", "tile"), ("vmul", "tile"), ("vrsum", "tile"), ("vrmul", "rows"),
                  ("vrmul", "rows"), ("vmul", "rows"), ("vsub", "rows"), ("vbias", "rows"),
@@ -84,7 +85,7 @@ class RowLayer:
         total = 0
         for mnemonic, over in self.vector_ops():
             if mnemonic in ("vrmax", "vrsum", "vrsub", "vrmul"):
-                r, c = (rows, self.cols) if over == "tile" else (1, rows)
+                r, c = {"tile": (rows, self.cols), "rows": (1, rows), "col": (rows, 1)}[over]
                 total += hw.cycles(mnemonic, rows=r, cols=c)
             else:
                 total += hw.cycles(mnemonic, len=rows * self.cols if over == "tile" else rows)

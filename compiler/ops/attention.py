@@ -70,21 +70,29 @@ def quantize_matmul(qz, n) -> None:
 # ------------------------------------------------------------------ qnn.softmax
 # Per row of the last axis (docs/transformers.md): x + mask * MASK_DROP (masked scores far
 # below any kept one), m = vrmax, d = vrsub(x, m) <= 0, z = vrmul(d, M) the real d * s_x in
-# Q<in_frac>, e = vexp(z) in Q<exp_frac>, s = vrsum(e), r = vrecip(s) in Q<recip_frac>,
-# r127 = r * 127 (vmul), p = vrmul(e, r127, exp_frac + recip_frac): round(127 e / s), the
-# probability in the fixed output scale 1/127.
+# Q<in_frac>, e = vexp(z) in Q<exp_frac>, s = vrsum(e), u = vrmul(s, M_out) = s * s_out in
+# Q<sum_frac> (a rows x 1 tile), r = vrecip(u) in Q<recip_frac>, p = vrmul(e, r,
+# exp_frac + recip_frac) = round(e / (s * s_out)): the probability in its calibrated output
+# scale s_out (at most 1/127; a fixed 1/127 would leave a 196-token row's probabilities of
+# about 1/196 one or two steps).
 
 SOFTMAX_IN_FRAC = 16     # z = d * s_x in Q16: 2^-16 is far below the scores' int8 step
 SOFTMAX_EXP_FRAC = 15    # exp(0) = 2^15; a row sum of 4095 of them stays below 2^27
-SOFTMAX_RECIP_FRAC = 16  # 1/s <= 1 in Q16, times 127 < 2^23; exp_frac + recip_frac <= 31
-SOFTMAX_OUT_SCALE = 1.0 / 127
+SOFTMAX_SUM_FRAC = 24    # s * s_out in Q24: s * s_out <= 4095 / 127 < 2^5
+SOFTMAX_RECIP_FRAC = 16  # 1 / (s * s_out) <= 1 / s_out <= 2^14 in Q16; exp + recip <= 31
+SOFTMAX_MIN_SCALE = 2.0 ** -14  # keeps 1 / s_out (the reciprocal's largest value) in range
 MASK_DROP = -(1 << 20)   # added to a dropped score: vexp clamps it (below -32 real) to 0
 ROW_SHIFT_MAX = 31       # the vrmul shift field is 5 bits
 
 
-def softmax_scale_params(s_x: float) -> tuple:
-    """(mult, shift) with mult * 2^-shift = s_x * 2^SOFTMAX_IN_FRAC, mult below 2^31."""
-    target = s_x * (1 << SOFTMAX_IN_FRAC)
+def softmax_out_scale(absmax: float) -> float:
+    """The probabilities' scale: calibrated (at most 1/127: they never exceed 1)."""
+    return min(max(qs.act_scale(absmax), SOFTMAX_MIN_SCALE), 1.0 / 127)
+
+
+def softmax_scale_params(s_x: float, frac: int = SOFTMAX_IN_FRAC) -> tuple:
+    """(mult, shift) with mult * 2^-shift = s_x * 2^frac, mult below 2^31, for vrmul."""
+    target = s_x * (1 << frac)
     shift = min(max(30 - math.floor(math.log2(target)), 0), ROW_SHIFT_MAX)
     mult = int(round(target * (1 << shift)))
     if not 0 < mult < 1 << 31:
@@ -127,9 +135,9 @@ def softmax_int(x: np.ndarray, mask: np.ndarray | None, a) -> np.ndarray:
     z = sem.row_mul(d, np.full(rows, a["in_mult"], I32), a["in_shift"], rows, cols, I32)
     e = sem.vexp(z, a["in_frac"], a["exp_frac"], I32)
     s = sem.row_sum(e, rows, cols, I32)
-    r = sem.vrecip(s, a["exp_frac"], a["recip_frac"], I32)
-    r127 = sem.elementwise("vmul", r, np.full(rows, 127, I32), I32)
-    p = sem.row_mul(e, r127, a["exp_frac"] + a["recip_frac"], rows, cols, I8)
+    u = sem.row_mul(s, np.full(rows, a["out_mult"], I32), a["out_shift"], rows, 1, I32)
+    r = sem.vrecip(u, a["sum_frac"], a["recip_frac"], I32)
+    p = sem.row_mul(e, r, a["exp_frac"] + a["recip_frac"], rows, cols, I8)
     return p.reshape(x.shape)
 
 
@@ -137,11 +145,14 @@ register_op(OpDef("qnn.softmax", ("data", "mask?"), qsoftmax_type,
                   lambda arr, a: softmax_int(arr[0], arr[1] if len(arr) > 1 else None, a),
                   (Attr("axis", "int", -1), Attr("in_mult", "int", REQUIRED),
                    Attr("in_shift", "int", REQUIRED, min=0),
+                   Attr("out_mult", "int", REQUIRED), Attr("out_shift", "int", REQUIRED, min=0),
                    Attr("in_frac", "int", SOFTMAX_IN_FRAC, min=0),
                    Attr("exp_frac", "int", SOFTMAX_EXP_FRAC, min=0),
+                   Attr("sum_frac", "int", SOFTMAX_SUM_FRAC, min=0),
                    Attr("recip_frac", "int", SOFTMAX_RECIP_FRAC, min=0)),
                   doc="int8 softmax over the last axis (mask: int8 (P, cols), 1 drops a "
-                  "score): vrmax, vrsub, vrmul, vexp, vrsum, vrecip, vrmul; output scale 1/127",
+                  "score): vrmax, vrsub, vrmul, vexp, vrsum, vrmul, vrecip, vrmul (output scale: "
+                  "calibrated, at most 1/127)",
                   quantized=True))
 
 
@@ -173,9 +184,11 @@ def quantize_softmax(qz, n) -> None:
                                     f"{t}; masks are supported over the last axis")
         ins.append(qz.const(f"{n.name}.mask", drop_mask(mask, t.shape)))
     mult, shift = softmax_scale_params(s_in)
-    attrs = dict(in_mult=mult, in_shift=shift)
+    s_out = softmax_out_scale(qz.absmax.get(n.output, 1.0))
+    o_mult, o_shift = softmax_scale_params(s_out, SOFTMAX_SUM_FRAC - SOFTMAX_EXP_FRAC)
+    attrs = dict(in_mult=mult, in_shift=shift, out_mult=o_mult, out_shift=o_shift)
     if axis == t.rank - 1:
-        return qz.emit(n, "qnn.softmax", ins, SOFTMAX_OUT_SCALE, **attrs)
+        return qz.emit(n, "qnn.softmax", ins, s_out, **attrs)
     # another axis: moved last, normalized, moved back (two strided DMA copies)
     perm = [i for i in range(t.rank) if i != axis] + [axis]
     inv = tuple(int(i) for i in np.argsort(perm))
@@ -184,5 +197,5 @@ def quantize_softmax(qz, n) -> None:
     qz.q.add_node(Node("transpose", [x], pre, {"axes": tuple(perm)}, f"{n.name}.to_last"))
     qz.q.add_node(Node("qnn.softmax", [pre] + ins[1:], mid, attrs, n.name))
     qz.q.add_node(Node("transpose", [mid], n.output, {"axes": inv}, f"{n.name}.back"))
-    qz.scale.update({pre: s_in, mid: SOFTMAX_OUT_SCALE, n.output: SOFTMAX_OUT_SCALE})
+    qz.scale.update({pre: s_in, mid: s_out, n.output: s_out})
 

@@ -37,9 +37,10 @@ def _softmax(em, layer, tiles, dram, lowered, key: str) -> None:
     sram = em.sram()
     masked = layer.mask is not None
     s = _slots(sram, layer, rt, masked)
-    consts = np.concatenate([np.full(rt, v, I32) for v in (MASK_DROP, p["in_mult"], 127)])
+    consts = np.concatenate([np.full(rt, v, I32) for v in (MASK_DROP, p["in_mult"],
+                                                           p["out_mult"])])
     k = sram.alloc("abuf", consts.size, "row constants")
-    big, mrow, c127 = k, k + rt, k + 2 * rt
+    big, mrow, orow = k, k + rt, k + 2 * rt
     em.load_dense("w", "abuf", k, dram.const(f"{key}.rows", consts), consts.size,
                   comment=f"{layer.name}: row constants")
     x_addr, y_addr = dram.addr(lowered, layer.x), dram.addr(lowered, layer.y)
@@ -63,8 +64,8 @@ def _softmax(em, layer, tiles, dram, lowered, key: str) -> None:
         em.row("vrmul", t, t, r, c, ("abuf", mrow), shift=p["in_shift"])
         em.vec("vexp", t, t, r * c, in_frac=p["in_frac"], out_frac=p["exp_frac"])
         em.row("vrsum", sm, t, r, c)
-        em.vec("vrecip", sm, sm, r, in_frac=p["exp_frac"], out_frac=p["recip_frac"])
-        em.vec("vmul", sm, sm, r, ("abuf", c127))
+        em.row("vrmul", sm, sm, r, 1, ("abuf", orow), shift=p["out_shift"])
+        em.vec("vrecip", sm, sm, r, in_frac=p["sum_frac"], out_frac=p["recip_frac"])
         em.row("vrmul", o, t, r, c, sm, shift=p["exp_frac"] + p["recip_frac"])
         em.store_dense("out", "obuf", o[1], y_addr + r0 * c * eb, r * c, comment=f"{tag}: store")
 
