@@ -81,13 +81,16 @@ SOFTMAX_EXP_FRAC = 15    # exp(0) = 2^15; a row sum of 4095 of them stays below 
 SOFTMAX_SUM_FRAC = 24    # s * s_out in Q24: s * s_out <= 4095 / 127 < 2^5
 SOFTMAX_RECIP_FRAC = 16  # 1 / (s * s_out) <= 1 / s_out <= 2^14 in Q16; exp + recip <= 31
 SOFTMAX_MIN_SCALE = 2.0 ** -14  # keeps 1 / s_out (the reciprocal's largest value) in range
+SOFTMAX_HEADROOM = 2.0   # the calibrated largest probability times this: a row of few keys
+                         # may peak higher on other inputs than on the calibration samples
 MASK_DROP = -(1 << 20)   # added to a dropped score: vexp clamps it (below -32 real) to 0
 ROW_SHIFT_MAX = 31       # the vrmul shift field is 5 bits
 
 
 def softmax_out_scale(absmax: float) -> float:
-    """The probabilities' scale: calibrated (at most 1/127: they never exceed 1)."""
-    return min(max(qs.act_scale(absmax), SOFTMAX_MIN_SCALE), 1.0 / 127)
+    """The probabilities' scale: calibrated with headroom (at most 1/127: they never
+    exceed 1)."""
+    return min(max(qs.act_scale(absmax * SOFTMAX_HEADROOM), SOFTMAX_MIN_SCALE), 1.0 / 127)
 
 
 def softmax_scale_params(s_x: float, frac: int = SOFTMAX_IN_FRAC) -> tuple:
