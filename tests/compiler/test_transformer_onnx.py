@@ -34,3 +34,23 @@ def test_block_imports_to_transformer_ops_and_matches_onnxruntime(kw):
     ref = ort.InferenceSession(m.SerializeToString()).run(None, {"x": x})[0]
     y = list(run_float(g, {"x": x}).values())[0]
     np.testing.assert_allclose(y, ref, rtol=1e-5, atol=2e-6)
+
+
+def test_block_file_runs_from_the_cli_verified(capsys, tmp_path):
+    """The hand-built block (LayerNorm, Q/K/V, Q.K^T, Softmax, P.V, Erf-GELU MLP, residual
+    adds) from its ONNX file: compiled, simulated, bit-exact and compared with onnxruntime on
+    the file; Softmax and LayerNorm are NPU layers."""
+    import json
+
+    import onnx
+
+    from npusim.cli.main import main
+    path = tmp_path / "block.onnx"
+    onnx.save(block(decomposed_ln=True, mask="add"), str(path))
+    code = main(["run", str(path), "--json"])
+    s = json.loads(capsys.readouterr()[0])
+    assert code == 0 and s["verified"] is True and s["bit_exact"] is True
+    assert s["reference"] == "onnxruntime on block.onnx" and s["snr_db"] > 25
+    kinds = [layer["kind"] for layer in s["layers"]]
+    assert kinds.count("layernorm") == 2 and kinds.count("softmax") == 1
+    assert kinds.count("matmul") == 2
