@@ -130,12 +130,16 @@ def lower_matmul(lw, n) -> None:
     from .views import operand_view, output_view
     ta, tb, ty = (lw.g.type_of(v) for v in (n.inputs[0], n.inputs[1], n.output))
     batch = ty.shape[:-2]
-    a = operand_view(lw, n.inputs[0], _batch_index(ta.shape, batch))
-    b = operand_view(lw, n.inputs[1], _batch_index(tb.shape, batch), transposable=True)
-    y = output_view(lw, n.output, int(prod(batch)))
+    a = operand_view(lw, n, n.inputs[0], _batch_index(ta.shape, batch))
+    b = operand_view(lw, n, n.inputs[1], _batch_index(tb.shape, batch), transposable=True)
+    y = output_view(lw, n, int(prod(batch)))
     m, k = ta.shape[-2:]
     layer = MatmulLayer(n.name, a, b, y, int(prod(batch)), m, k, tb.shape[-1],
                         n.attrs["mult"], n.attrs["shift"], y.tensor,
-                        note="b transposed (wt=1)" if b.col != 1 else "")
+                        note=", ".join(k for k, on in (("A strided", a.tensor != n.inputs[0]),
+                                                       ("B^T rows (wt=1)", b.col != 1),
+                                                       ("B strided", b.tensor != n.inputs[1]),
+                                                       ("Y strided", y.tensor != n.output))
+                                       if on))
     layer.schedule = choose_matmul(layer, lw.hw)
     lw.layers.append(layer)
