@@ -21,7 +21,7 @@ SOFTMAX_OPS = [("vrmax", "tile"), ("vrsub", "tile"), ("vrmul", "tile"), ("vexp",
 MASK_OPS = [("vrmul", "tile"), ("vadd", "tile")]
 LAYERNORM_OPS = [("vrsum", "tile"), ("vmul", "tile"), ("vrsum", "tile"), ("vrmul", "rows"),
                  ("vrmul", "rows"), ("vmul", "rows"), ("vsub", "rows"), ("vbias", "rows"),
-                 ("vrsqrt", "rows"), ("vrmul", "tile"), ("vrsub", "tile"), ("vrmul", "tile"),
+                 ("vrsqrt", "rows"), ("vrmul", "tile"), ("vrmul", "col"), ("vrsub", "tile"),
                  ("vbias", "tile"), ("vrequant", "tile")]
 
 

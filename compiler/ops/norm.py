@@ -44,8 +44,9 @@ register_op(OpDef("nn.layer_norm", ("data", "gamma", "beta"), layer_norm_type,
 # Per row of H elements (docs/transformers.md): S1 = vrsum(x), S2 = vrsum(x * x), the mean
 # mu = S1 * 2^8 / H (Q8) and E[x^2] = S2 * 2^16 / H (Q16) by one vrmul each (a 1-row tile of
 # the per-row sums times one multiplier), var = E[x^2] - mu^2 + eps (Q16), rstd = vrsqrt(var)
-# (Q<rstd_frac>), d = x * 2^8 - mu (vrmul, vrsub: Q8), n = vrmul(d, rstd) (Q12), then the
-# per-channel epilogue: vbias (beta / gamma in Q12) and vrequant (gamma / s_out / 2^12).
+# (Q<rstd_frac>), n = vrmul(x, rstd) - vrmul(mu, rstd) (the tile, and a rows x 1 tile of the
+# means; vrsub: Q12), then the per-channel epilogue: vbias (beta / gamma in Q12) and vrequant
+# (gamma / s_out / 2^12). Seven passes over the tile, the rest over per-row values.
 
 LN_MEAN_FRAC = 8     # the mean and the centred values in Q8: x - mu to 2^-9
 LN_VAR_FRAC = 16     # E[x^2] and the variance in Q16 (int8 squares < 2^14: below 2^30)
@@ -89,9 +90,9 @@ def layer_norm_int(x: np.ndarray, bias, mult, shift, a) -> np.ndarray:
     var = sem.elementwise("vsub", ex2, sem.elementwise("vmul", mu, mu, I32), I32)
     var = sem.bias_add(var, np.array([a["eps"]], I32), 1, I32)
     rstd = sem.vrsqrt(var, LN_VAR_FRAC, LN_RSTD_FRAC, I32)
-    x8 = sem.row_mul(t, np.full(rows, 1 << LN_MEAN_FRAC, I32), 0, rows, h, I32)
-    d = sem.row_sub(x8, mu, rows, h, I32)
-    n = sem.row_mul(d, rstd, LN_MEAN_FRAC + LN_RSTD_FRAC - LN_NORM_FRAC, rows, h, I32)
+    xr = sem.row_mul(t, rstd, LN_RSTD_FRAC - LN_NORM_FRAC, rows, h, I32)         # x / sigma
+    mr = sem.row_mul(mu, rstd, LN_MEAN_FRAC + LN_RSTD_FRAC - LN_NORM_FRAC, rows, 1, I32)
+    n = sem.row_sub(xr, mr, rows, h, I32)                                        # Q12
     n = sem.bias_add(n, bias, h, I32)
     return sem.requantize(n, mult, shift, 0, False, h).reshape(x.shape)
 

@@ -78,15 +78,16 @@ def _layernorm(em, layer, tiles, dram, lowered, key: str) -> None:
     ex = {"e": sram.alloc("abuf", 2 * rt, "per-row values"),
           "v": sram.alloc("abuf", 2 * rt, "per-row values")}
     rq = np.stack([layer.mult, layer.shift], axis=1).astype(I32).ravel()
-    consts = np.concatenate([layer.bias.astype(I32), rq, np.array([p["mean_mult"], p["eps"]], I32),
-                             np.full(rt, 1 << LN_MEAN_FRAC, I32)])
+    consts = np.concatenate([layer.bias.astype(I32), rq,
+                             np.array([p["mean_mult"], p["eps"]], I32)])
     k = sram.alloc("abuf", consts.size, "layer norm table")
-    bias, rqa, mh, eps, r256 = k, k + c, k + 3 * c, k + 3 * c + 1, k + 3 * c + 2
+    bias, rqa, mh, eps = k, k + c, k + 3 * c, k + 3 * c + 1
     em.load_dense("w", "abuf", k, dram.const(f"{key}.table", consts), consts.size,
                   comment=f"{layer.name}: bias, requant pairs, row constants")
     x_addr, y_addr = dram.addr(lowered, layer.x), dram.addr(lowered, layer.y)
     var_shift = p["mean_shift"] - (LN_VAR_FRAC - LN_MEAN_FRAC)
-    norm_shift = LN_MEAN_FRAC + LN_RSTD_FRAC - LN_NORM_FRAC
+    x_shift = LN_RSTD_FRAC - LN_NORM_FRAC
+    mean_shift = LN_MEAN_FRAC + LN_RSTD_FRAC - LN_NORM_FRAC
     for i, (r0, r1) in enumerate(tiles):
         r, sl, tag = r1 - r0, i % 2, f"{layer.name} rows {r0}:{r1}"
         x, t, o = (("ibuf", s["x"] + sl * rt * c), ("abuf", s["t"] + sl * rt * c),
@@ -103,9 +104,9 @@ def _layernorm(em, layer, tiles, dram, lowered, key: str) -> None:
         em.vec("vsub", var, e2, r, var)
         em.vec("vbias", var, var, r, ("abuf", eps), channels=1)
         em.vec("vrsqrt", var, var, r, in_frac=LN_VAR_FRAC, out_frac=LN_RSTD_FRAC)
-        em.row("vrmul", t, x, r, c, ("abuf", r256), shift=0)
+        em.row("vrmul", t, x, r, c, var, shift=x_shift)                     # x / sigma
+        em.row("vrmul", s1, s1, r, 1, var, shift=mean_shift)                # mu / sigma
         em.row("vrsub", t, t, r, c, s1)
-        em.row("vrmul", t, t, r, c, var, shift=norm_shift)
         em.vec("vbias", t, t, r * c, ("abuf", bias), channels=c)
         em.vec("vrequant", o, t, r * c, ("abuf", rqa), channels=c, zp=0, relu=0)
         em.store_dense("out", "obuf", o[1], y_addr + r0 * c * eb, r * c, comment=f"{tag}: store")
