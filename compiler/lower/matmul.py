@@ -55,9 +55,10 @@ class MatmulLayer:
     m: int
     k: int
     n: int
-    mult: int
-    shift: int
+    mult: int | None    # int8: vrequant's (mult, shift); float (fp16): None, alpha scales
+    shift: int | None
     y: str              # the output tensor (yv's)
+    alpha: float = 1.0
     schedule: MatmulSchedule | None = None
     kind: str = "matmul"
     note: str = ""
@@ -124,7 +125,7 @@ def _batch_index(shape: tuple, batch: tuple) -> np.ndarray:
     return np.broadcast_to(idx, batch).reshape(-1)
 
 
-@register_hook("lower", "qnn.matmul")
+@register_hook("lower", "qnn.matmul", "nn.matmul")
 def lower_matmul(lw, n) -> None:
     """One matmul layer over every batch element, through the operands' strided views."""
     from .views import operand_view, output_view
@@ -134,8 +135,11 @@ def lower_matmul(lw, n) -> None:
     b = operand_view(lw, n, n.inputs[1], _batch_index(tb.shape, batch), transposable=True)
     y = output_view(lw, n, int(prod(batch)))
     m, k = ta.shape[-2:]
+    quantized = "mult" in n.attrs
     layer = MatmulLayer(n.name, a, b, y, int(prod(batch)), m, k, tb.shape[-1],
-                        n.attrs["mult"], n.attrs["shift"], y.tensor,
+                        n.attrs["mult"] if quantized else None,
+                        n.attrs["shift"] if quantized else None, y.tensor,
+                        alpha=1.0 if quantized else n.attrs["alpha"],
                         note=", ".join(k for k, on in (("A strided", a.tensor != n.inputs[0]),
                                                        ("B^T rows (wt=1)", b.col != 1),
                                                        ("B strided", b.tensor != n.inputs[1]),

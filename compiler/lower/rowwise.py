@@ -24,6 +24,14 @@ LAYERNORM_OPS = [("vrsum", "tile"), ("vmul", "tile"), ("vrsum", "tile"), ("vrmul
                  ("vrsqrt", "rows"), ("vrmul", "tile"), ("vrmul", "col"), ("vrsub", "tile"),
                  ("vbias", "tile"), ("vrequant", "tile")]
 
+# fp16 Targets: the IEEE forms (no fixed-point scaling; gamma is a replicated tile for vmul)
+FLOAT_OPS = {"softmax": [("vrmax", "tile"), ("vrsub", "tile"), ("vexp", "tile"),
+                         ("vrsum", "tile"), ("vrecip", "rows"), ("vrmul", "tile")],
+             "layernorm": [("vrsum", "tile"), ("vrmul", "rows"), ("vrsub", "tile"),
+                           ("vmul", "tile"), ("vrsum", "tile"), ("vrmul", "rows"),
+                           ("vbias", "rows"), ("vrsqrt", "rows"), ("vrmul", "tile"),
+                           ("vmul", "tile"), ("vbias", "tile")]}
+
 
 @dataclass(frozen=True)
 class RowSchedule:
@@ -53,6 +61,7 @@ class RowLayer:
     shift: np.ndarray | None = None
     schedule: RowSchedule | None = None
     note: str = ""
+    quantized: bool = True   # float (fp16 Targets): mask additive, bias/mult = beta/gamma
 
     @property
     def kind(self) -> str:
@@ -67,6 +76,8 @@ class RowLayer:
         return 0
 
     def vector_ops(self) -> list:
+        if not self.quantized:
+            return FLOAT_OPS[self.op] + ([("vadd", "tile")] if self.mask is not None else [])
         if self.op == "layernorm":
             return LAYERNORM_OPS
         return (MASK_OPS if self.mask is not None else []) + SOFTMAX_OPS
@@ -99,8 +110,10 @@ def choose_rows(layer: RowLayer, hw: Hw) -> RowSchedule:
                             f"instructions' cols field ({FIELD_MAX['cols']})")
     # per tile row: x and (softmax) the mask row in ibuf/wbuf, the int32 tile in abuf, the
     # output in obuf, each double-buffered; plus a few per-row words
+    # float layer norm: a second int32/fp32 tile (the squares) and the replicated gamma rows
+    tiles_per_row = 2 * c + 8 if layer.quantized or layer.op == "softmax" else 5 * c + 8
     cap = min(hw.buffer_elems["ibuf"] // (2 * c), hw.buffer_elems["wbuf"] // (2 * c),
-              (hw.buffer_elems["abuf"] - 3 * c - 16) // (2 * c + 8),
+              (hw.buffer_elems["abuf"] - 3 * c - 16) // tiles_per_row,
               hw.buffer_elems["obuf"] // (2 * c), FIELD_MAX["len"] // c, FIELD_MAX["rows"])
     if cap < 1:
         raise CompilerError(f"layer '{layer.name}': one row of {c} elements does not fit the "
@@ -127,19 +140,35 @@ def _flat(lw, n) -> tuple:
     return t.numel // t.shape[-1], t.shape[-1]
 
 
-@register_hook("lower", "qnn.softmax")
+@register_hook("lower", "qnn.softmax", "nn.softmax")
 def lower_softmax(lw, n) -> None:
+    from ..ops.attention import mask_rows_of
     rows, cols = _flat(lw, n)
+    quantized = "in_mult" in n.attrs
     mask = lw.const(n.inputs[1]) if len(n.inputs) > 1 else None
+    if not quantized:
+        t = lw.g.type_of(n.inputs[0])
+        if n.attrs["axis"] % t.rank != t.rank - 1:
+            raise CompilerError(f"node '{n.name}': a float softmax over axis {n.attrs['axis']} "
+                                f"of {t}; the fp16 path normalizes the last axis only")
+        if mask is not None:  # additive, clamped to what fp16 holds
+            mask = np.maximum(mask_rows_of(mask, t.shape), -6e4).astype(np.float16)
     layer = RowLayer(n.name, "softmax", n.inputs[0], n.output, rows, cols, dict(n.attrs),
-                     mask=mask, note="masked" if mask is not None else "")
+                     mask=mask, note="masked" if mask is not None else "",
+                     quantized=quantized)
     layer.schedule = choose_rows(layer, lw.hw)
     lw.layers.append(layer)
 
 
-@register_hook("lower", "qnn.layer_norm")
+@register_hook("lower", "qnn.layer_norm", "nn.layer_norm")
 def lower_layer_norm(lw, n) -> None:
     rows, cols = _flat(lw, n)
+    if "mean_mult" not in n.attrs:  # float: gamma and beta
+        layer = RowLayer(n.name, "layernorm", n.inputs[0], n.output, rows, cols,
+                         dict(n.attrs), bias=lw.const(n.inputs[2]), mult=lw.const(n.inputs[1]),
+                         quantized=False)
+        layer.schedule = choose_rows(layer, lw.hw)
+        return lw.layers.append(layer)
     layer = RowLayer(n.name, "layernorm", n.inputs[0], n.output, rows, cols, dict(n.attrs),
                      bias=lw.const(n.inputs[1]), mult=lw.const(n.inputs[2]),
                      shift=lw.const(n.inputs[3]))

@@ -159,18 +159,20 @@ register_op(OpDef("qnn.softmax", ("data", "mask?"), qsoftmax_type,
                   quantized=True))
 
 
-def drop_mask(mask: np.ndarray, shape: tuple) -> np.ndarray:
-    """An additive float mask broadcast to the scores `shape`, as the int8 (P, cols) table of
-    qnn.softmax (1 = dropped): P is the mask's own rows when it broadcasts over the leading
-    axes (a causal (1, 1, S, S) mask: P = S), else every row."""
-    full = np.broadcast_to(mask, shape)
+def mask_rows_of(mask: np.ndarray, shape: tuple) -> np.ndarray:
+    """An additive mask broadcast to the scores `shape`, as (P, cols) rows that score row r
+    reads as row r % P: P is the mask's own rows when it broadcasts over the leading axes (a
+    causal (1, 1, S, S) mask: P = S, stored once, not per head), else every row."""
     cols = shape[-1]
     lead = mask.reshape((1,) * (len(shape) - mask.ndim) + mask.shape)
     if all(d == 1 for d in lead.shape[:-2]):
-        rows = np.broadcast_to(lead, lead.shape[:-2] + (shape[-2], cols)).reshape(-1, cols)
-    else:
-        rows = full.reshape(-1, cols)
-    return (rows < -1e3).astype(I8)
+        return np.broadcast_to(lead, lead.shape[:-2] + (shape[-2], cols)).reshape(-1, cols)
+    return np.broadcast_to(mask, shape).reshape(-1, cols)
+
+
+def drop_mask(mask: np.ndarray, shape: tuple) -> np.ndarray:
+    """The int8 (P, cols) table of qnn.softmax: 1 where the additive mask drops a score."""
+    return (mask_rows_of(mask, shape) < -1e3).astype(I8)
 
 
 def quantize_softmax(qz, n) -> None:

@@ -59,3 +59,43 @@ def test_decode_is_memory_bound_near_its_dram_roofline():
     r = flow.simulate(c, timing_only=True)
     s = r.to_json()
     assert s["cycles"] <= 1.25 * s["roofline_cycles"], s["cycles"] / s["roofline_cycles"]
+
+
+def _attention_graph(seq: int = 16, hidden: int = 32, heads: int = 2):
+    """LayerNorm, Q/K/V, causal Q.K^T / sqrt(d), Softmax, P.V, output projection (no GELU:
+    a table op, int8 only)."""
+    import numpy as np
+
+    from compiler.frontend.builder import GraphBuilder
+    rng = np.random.default_rng(0)
+    b = GraphBuilder("attention")
+    x = b.input("x", (1, seq, hidden))
+    ln = b.op("nn.layer_norm", [x, rng.uniform(0.8, 1.2, hidden).astype(np.float32),
+                                rng.normal(0, 0.1, hidden).astype(np.float32)], name="ln")
+    d = hidden // heads
+
+    def proj(name, perm):
+        y = b.dense(ln, rng.normal(0, hidden ** -0.5, (hidden, hidden)).astype(np.float32),
+                    name=name)
+        return b.transpose(b.reshape(y, (1, seq, heads, d), name=f"{name}.r"), perm,
+                           name=f"{name}.t")
+    q, kt, v = proj("q", (0, 2, 1, 3)), proj("k", (0, 2, 3, 1)), proj("v", (0, 2, 1, 3))
+    mask = np.where(np.tril(np.ones((seq, seq), bool)), 0, -1e4).astype(np.float32)
+    s = b.op("nn.matmul", [q, kt], name="scores", alpha=d ** -0.5)
+    p = b.op("nn.softmax", [s, mask.reshape(1, 1, seq, seq)], name="probs", axis=-1)
+    ctx = b.transpose(b.matmul(p, v, name="ctx"), (0, 2, 1, 3), name="ctx.t")
+    y = b.dense(b.reshape(ctx, (1, seq, hidden), name="ctx.m"),
+                rng.normal(0, hidden ** -0.5, (hidden, hidden)).astype(np.float32), name="out")
+    return b.build(y)
+
+
+def test_attention_runs_on_the_fp16_path():
+    """fp16 Targets compute the float graph: the same layers, the IEEE forms of the row
+    instructions (vexp, vrecip, vrsqrt), fp32 accumulation."""
+    c = flow.compile(_attention_graph(), "npu-edge -dtype=fp16", evaluate=None)
+    layers = [(layer["kind"], layer["note"]) for layer in c.artifact.layers]
+    assert [k for k, _ in layers] == ["layernorm", "conv", "conv", "conv", "matmul", "softmax",
+                                      "matmul", "conv"]
+    assert "B^T rows (wt=1)" in layers[4][1] and "masked" in layers[5][1]
+    v = flow.verify(c, flow.simulate(c))
+    assert v.verified is True and v.snr_db > 50, v

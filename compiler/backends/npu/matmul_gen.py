@@ -42,13 +42,18 @@ def gen_matmul(em, layer, items, dram, lowered, key: str) -> None:
     wbase = sram.alloc("wbuf", 2 * k * n, "B slots")
     ibase = sram.alloc("ibuf", 2 * mt * k, "A row-tile slots")
     abase = sram.alloc("abuf", 2 * mt * n, "accumulator slots")
-    rq = sram.alloc("abuf", 2, "requant pair")
+    quant = layer.mult is not None
+    # int8: vrequant's (mult, shift); float: alpha per row for vrmul (none when alpha is 1)
+    table = np.array([layer.mult, layer.shift], np.int32) if quant else \
+        np.full(mt, layer.alpha, np.float32) if layer.alpha != 1.0 else None
+    rq = sram.alloc("abuf", table.size, "requant pair / alpha rows") if table is not None \
+        else None
     obase = sram.alloc("obuf", 2 * mt * n, "out slots")
     a_addr, b_addr, y_addr = (dram.addr(lowered, v.tensor) for v in (layer.a, layer.b,
                                                                       layer.yv))
-    em.load_dense("w", "abuf", rq, dram.const(
-        f"{key}.rq", np.array([layer.mult, layer.shift], np.int32)), 2,
-        comment=f"{layer.name}: requant pair")
+    if table is not None:
+        em.load_dense("w", "abuf", rq, dram.const(f"{key}.rq", table), table.size,
+                      comment=f"{layer.name}: {'requant pair' if quant else 'alpha'}")
     loaded, bslot = None, 1
     for i, (t, m0, m1) in enumerate(items):
         rows, tag = m1 - m0, f"{layer.name} [{t}] rows {m0}:{m1}"
@@ -72,8 +77,15 @@ def gen_matmul(em, layer, items, dram, lowered, key: str) -> None:
                 em.gemm(ia + k0 * rows, wb + n0 * k + k0 * (n1 - n0), aa + n0 * rows, rows,
                         k1 - k0, n1 - n0, j > 0, comment=f"{tag} n {n0}:{n1} k {k0}:{k1}",
                         wt=layer.wt)
-        em.vec("vrequant", ("obuf", oa), ("abuf", aa), rows * n, ("abuf", rq), channels=1,
-               zp=0, relu=0, comment=tag)
+        if quant:
+            em.vec("vrequant", ("obuf", oa), ("abuf", aa), rows * n, ("abuf", rq),
+                   channels=1, zp=0, relu=0, comment=tag)
+        elif rq is None:
+            em.vec("vcopy", ("obuf", oa), ("abuf", aa), rows * n, comment=tag)
+        else:  # alpha * acc, one n-block (rows x its width) at a time
+            for n0, n1 in nb:
+                em.row("vrmul", ("obuf", oa + n0 * rows), ("abuf", aa + n0 * rows), rows,
+                       n1 - n0, ("abuf", rq), shift=0, comment=tag)
         y = layer.yv
         dst = y_addr + (y.base[t] + m0 * y.row) * eb
         full_n = [blk for blk in nb if blk[1] - blk[0] == hw.cols]

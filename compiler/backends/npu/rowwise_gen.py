@@ -16,7 +16,74 @@ I32 = np.int32
 
 @register_generator(RowLayer, items=lambda layer, hw: layer.items())
 def gen_rowwise(em, layer, tiles, dram, lowered, key: str) -> None:
-    (_softmax if layer.op == "softmax" else _layernorm)(em, layer, tiles, dram, lowered, key)
+    gen = {("softmax", True): _softmax, ("layernorm", True): _layernorm,
+           ("softmax", False): _softmax_float, ("layernorm", False): _layernorm_float}
+    gen[layer.op, layer.quantized](em, layer, tiles, dram, lowered, key)
+
+
+def _tile(s: dict, sl: int, rt: int, c: int) -> tuple:
+    return (("ibuf", s["x"] + sl * rt * c), ("abuf", s["t"] + sl * rt * c),
+            ("obuf", s["o"] + sl * rt * c), ("abuf", s["a"] + sl * rt),
+            ("abuf", s["b"] + sl * rt))
+
+
+def _softmax_float(em, layer, tiles, dram, lowered, key: str) -> None:
+    """fp16: the IEEE steps (vexp/vrecip ignore their fixed-point fields)."""
+    c, rt, eb = layer.cols, layer.schedule.rows, em.hw.act_bytes
+    sram = em.sram()
+    masked = layer.mask is not None
+    s = _slots(sram, layer, rt, masked)
+    x_addr, y_addr = dram.addr(lowered, layer.x), dram.addr(lowered, layer.y)
+    mask_addr = dram.const(f"{key}.mask", layer.mask) if masked else None
+    for i, (r0, r1) in enumerate(tiles):
+        r, sl, tag = r1 - r0, i % 2, f"{layer.name} rows {r0}:{r1}"
+        x, t, o, mx, sm = _tile(s, sl, rt, c)
+        em.load_dense("in", "ibuf", x[1], x_addr + r0 * c * eb, r * c, comment=f"{tag}: scores")
+        src = x
+        if masked:
+            mk = ("wbuf", s["m"] + sl * rt * c)
+            em.load_dense("w", "wbuf", mk[1], mask_addr + (r0 % layer.period()) * c * eb,
+                          r * c, comment=f"{tag}: mask rows")
+            em.vec("vadd", t, x, r * c, mk, comment=f"{tag}: mask")
+            src = t
+        em.row("vrmax", mx, src, r, c, comment=tag)
+        em.row("vrsub", t, src, r, c, mx)
+        em.vec("vexp", t, t, r * c, in_frac=0, out_frac=0)
+        em.row("vrsum", sm, t, r, c)
+        em.vec("vrecip", sm, sm, r, in_frac=0, out_frac=0)
+        em.row("vrmul", o, t, r, c, sm, shift=0)
+        em.store_dense("out", "obuf", o[1], y_addr + r0 * c * eb, r * c, comment=f"{tag}: store")
+
+
+def _layernorm_float(em, layer, tiles, dram, lowered, key: str) -> None:
+    """fp16: mean, centred squares, 1/sqrt, then gamma (a replicated tile) and beta."""
+    c, rt, eb = layer.cols, layer.schedule.rows, em.hw.act_bytes
+    sram = em.sram()
+    s = _slots(sram, layer, rt, False)
+    t2 = sram.alloc("abuf", rt * c, "squares")
+    table = np.concatenate([layer.bias.astype(np.float32), np.tile(layer.mult.astype(
+        np.float32), rt), np.array([1.0 / c, layer.params["epsilon"]], np.float32)])
+    k = sram.alloc("abuf", table.size, "beta, gamma rows, 1/H, eps")
+    beta, gamma, inv_h, eps = k, k + c, k + c + rt * c, k + c + rt * c + 1
+    em.load_dense("w", "abuf", k, dram.const(f"{key}.table", table), table.size,
+                  comment=f"{layer.name}: beta, gamma rows, 1/H, eps")
+    x_addr, y_addr = dram.addr(lowered, layer.x), dram.addr(lowered, layer.y)
+    for i, (r0, r1) in enumerate(tiles):
+        r, sl, tag = r1 - r0, i % 2, f"{layer.name} rows {r0}:{r1}"
+        x, t, o, mean, var = _tile(s, sl, rt, c)
+        em.load_dense("in", "ibuf", x[1], x_addr + r0 * c * eb, r * c, comment=f"{tag}: rows")
+        em.row("vrsum", mean, x, r, c, comment=tag)
+        em.row("vrmul", mean, mean, 1, r, ("abuf", inv_h), shift=0)
+        em.row("vrsub", t, x, r, c, mean)
+        em.vec("vmul", ("abuf", t2), t, r * c, t)
+        em.row("vrsum", var, ("abuf", t2), r, c)
+        em.row("vrmul", var, var, 1, r, ("abuf", inv_h), shift=0)
+        em.vec("vbias", var, var, r, ("abuf", eps), channels=1)
+        em.vec("vrsqrt", var, var, r, in_frac=0, out_frac=0)
+        em.row("vrmul", t, t, r, c, var, shift=0)
+        em.vec("vmul", t, t, r * c, ("abuf", gamma))
+        em.vec("vbias", o, t, r * c, ("abuf", beta), channels=c)
+        em.store_dense("out", "obuf", o[1], y_addr + r0 * c * eb, r * c, comment=f"{tag}: store")
 
 
 def _slots(sram, layer, rt: int, masked: bool) -> dict:
