@@ -54,3 +54,12 @@ def test_block_file_runs_from_the_cli_verified(capsys, tmp_path):
     kinds = [layer["kind"] for layer in s["layers"]]
     assert kinds.count("layernorm") == 2 and kinds.count("softmax") == 1
     assert kinds.count("matmul") == 2
+
+
+@pytest.mark.parametrize("kw", VARIANTS[2:], ids=lambda kw: "-".join(map(str, kw.values())))
+def test_block_variants_simulate_bit_exact(kw):
+    """The tanh GELU, a Where mask and opset-20 Gelu forms on the NPU, bit-exact."""
+    from npusim import flow
+    c = flow.compile(block(**kw), "npu-edge", evaluate=None)
+    v = flow.verify(c, flow.simulate(c))
+    assert v.bit_exact is True and v.snr_db > 25, v
