@@ -2,7 +2,7 @@
 matmul (reshape + transpose of a dense output) and the merge after it (transpose + reshape)
 are read and written in place by the matmul's DMAs, so their copy layers disappear.
 
-An operand produced by a `transpose` that only this matmul reads is viewed through it: each
+An operand produced by a transpose (an op with a `view` hook) that only this matmul reads is viewed through it: each
 batch element's block of the transpose's source is affine (element (i, j) at base + i * row +
 j * col), with col == 1 (rows) or, for B, row == 1 (stored transposed: the gemm's wt = 1);
 the transpose's copy layer, already appended, is taken back out. A result that only one
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ops import get_hook
 from .matmul import View, plain_view
 
 
@@ -36,7 +37,8 @@ def operand_view(lw, node, v: str, batch_index: np.ndarray, transposable: bool =
     contiguous (..., r, c) rows."""
     plain = plain_view(v, lw.g.type_of(v).shape, batch_index)
     prod = lw.g.producers().get(v)
-    if prod is None or prod.op != "transpose" or not _only_reader(lw, v, node):
+    view = get_hook(prod.op, "view") if prod is not None else None
+    if view is None or not _only_reader(lw, v, node):
         return plain
     src = prod.inputs[0]
     root = src
@@ -44,7 +46,7 @@ def operand_view(lw, node, v: str, batch_index: np.ndarray, transposable: bool =
         root = lw.aliases[root]
     shape = lw.g.type_of(v).shape
     idx = np.arange(lw.g.type_of(src).numel).reshape(lw.g.type_of(src).shape)
-    idx = idx.transpose(prod.attrs["axes"]).reshape((-1,) + shape[-2:])
+    idx = idx.transpose(view(prod)).reshape((-1,) + shape[-2:])
     hit = _affine(idx[batch_index])
     if hit is None:
         return plain
@@ -74,12 +76,13 @@ def output_view(lw, node, batch: int) -> View:
     shape = lw.g.type_of(v).shape
     plain = plain_view(v, shape, np.arange(batch))
     readers = [n for n in lw.g.nodes if v in n.inputs]
-    if len(readers) != 1 or readers[0].op != "transpose" or v in lw.g.outputs:
+    view = get_hook(readers[0].op, "view") if len(readers) == 1 else None
+    if view is None or v in lw.g.outputs:
         return plain
     t = readers[0]
     out_shape = lw.g.type_of(t.output).shape
     pos = np.arange(int(np.prod(out_shape))).reshape(out_shape)
-    pos = pos.transpose(np.argsort(t.attrs["axes"])).reshape((-1,) + shape[-2:])
+    pos = pos.transpose(np.argsort(view(t))).reshape((-1,) + shape[-2:])
     hit = _affine(pos)
     if hit is None or hit[2] != 1:
         return plain
