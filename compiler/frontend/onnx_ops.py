@@ -174,7 +174,9 @@ def _channel_bias(xt: TensorType, c: np.ndarray):
 
 @handler("Add",
          note="activations (one may broadcast: a stride-0 DMA copy), per-channel or scalar "
-         "constants (folded into the conv before, or a depthwise 1x1)")
+         "constants (folded into the conv before, or a depthwise 1x1), a constant of the "
+         "activation's shape (a position embedding, streamed from DRAM), a mask before a "
+         "Softmax")
 def _add(im: _Importer):
     x, y = im.input(0), im.input(1)
     if im.is_const(x) and not im.is_const(y):
@@ -189,7 +191,16 @@ def _add(im: _Importer):
     from .onnx_ops_transformer import add_mask, mask_of
     if im.is_const(y) and mask_of(im.consts[y]):  # an attention mask, for the Softmax after
         return add_mask(im, x, y)
+    if im.is_const(y) and not im.is_const(x) and _channel_vector_or_scalar(im, x, y) is None \
+            and np.broadcast_shapes(im.consts[y].shape, im.type_of(x).shape) == \
+            im.type_of(x).shape:  # a position embedding: streamed from DRAM by the add
+        return im.emit("add", [x, y])
     binary(im, "add", x, y)
+
+
+def _channel_vector_or_scalar(im: _Importer, x: str, c: str):
+    from .onnx_ops_act import _channel_vector
+    return _channel_vector(im, x, im.consts[c])
 
 
 @handler("Mul", note="as Add; the SE block's (N,C,1,1) gate is broadcast by DMA")

@@ -113,9 +113,28 @@ def _quantize_binary(qz, n) -> None:
 
 
 def _quantize_add(qz, n) -> None:
+    if n.inputs[1] in qz.f.constants or n.inputs[0] in qz.f.constants:
+        return _quantize_add_constant(qz, n)
     x, y, s_in, s_out = _quantize_binary(qz, n)
     lm, rm, sh = qs.add_params(s_in / s_out, qz.scale[y] / s_out)
     qz.emit(n, "qnn.add", [x, y], s_out, lhs_mult=lm, rhs_mult=rm, shift=sh)
+
+
+def _quantize_add_constant(qz, n) -> None:
+    """x + c for a constant c (a position embedding): c at x's shape, quantized with its own
+    scale, and the qnn.add of two operands (the constant streamed from DRAM)."""
+    x, c = (n.inputs[1], n.inputs[0]) if n.inputs[0] in qz.f.constants else n.inputs[:2]
+    x = qz.need_act(n, x)
+    shape = qz.f.type_of(x).shape
+    full = np.broadcast_to(np.asarray(qz.f.constants[c], np.float64), shape)
+    if full.shape != qz.f.type_of(n.output).shape:
+        raise QuantizationError(f"node '{n.name}': the constant {list(qz.f.type_of(c).shape)} "
+                                f"broadcasts {list(shape)} to a larger shape")
+    s_c = qs.act_scale(float(np.abs(full).max()))
+    s_out = qz.calibrated(n.output)
+    lm, rm, sh = qs.add_params(qz.scale[x] / s_out, s_c / s_out)
+    cq = qz.const(f"{n.name}.const_q", qs.quantize(full, s_c))
+    qz.emit(n, "qnn.add", [x, cq], s_out, lhs_mult=lm, rhs_mult=rm, shift=sh)
 
 
 def _quantize_multiply(qz, n) -> None:

@@ -91,8 +91,9 @@ def bert_tiny(seq: int = 128, hidden: int = 128, heads: int = 2, layers: int = 2
 
 def vit_tiny(resolution: int = 224, patch: int = 16, hidden: int = 192, heads: int = 3,
              layers: int = 12, ffn: int | None = None, num_classes: int = 1000, seed: int = 0):
-    """ViT-Ti/16 (12 layers, hidden 192, 3 heads): a 16x16/16 patch conv, pre-LN blocks over
-    the patch tokens, a final LN, the mean over tokens and the class head."""
+    """ViT-Ti/16 (12 layers, hidden 192, 3 heads): a 16x16/16 patch conv, a learned position
+    embedding, pre-LN blocks over the patch tokens, a final LN, the mean over tokens (no class
+    token) and the class head."""
     if resolution % patch:
         raise ZooError(f"vit_tiny: resolution {resolution} is not a multiple of the patch "
                        f"{patch}")
@@ -103,6 +104,7 @@ def vit_tiny(resolution: int = 224, patch: int = 16, hidden: int = 192, heads: i
     y = b.conv2d(img, w, np.zeros(hidden, np.float32), stride=patch, name="patch")
     seq = g * g
     x = b.transpose(b.reshape(y, (1, hidden, seq), name="patch.flat"), (0, 2, 1), name="tokens")
+    x = b.add(x, m.p.normal((1, seq, hidden), 0.2), name="pos")  # learned position embedding
     for i in range(layers):
         a, _ = m.attention(m.norm(x, f"l{i}.ln1"), seq, f"l{i}.attn")
         x = b.add(x, a, name=f"l{i}.attn.res")

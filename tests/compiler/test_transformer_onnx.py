@@ -12,7 +12,8 @@ from compiler.reference import run_float
 from transformer_onnx import block
 
 VARIANTS = [dict(), dict(decomposed_ln=True), dict(gelu_form="tanh", mask="add"),
-            dict(gelu_form="op", opset=20, mask="where"), dict(gelu_form="tanh_op", opset=20)]
+            dict(gelu_form="op", opset=20, mask="where"), dict(gelu_form="tanh_op", opset=20),
+            dict(pos=True)]
 
 
 @pytest.mark.parametrize("kw", VARIANTS, ids=lambda kw: "-".join(map(str, kw.values())) or

@@ -52,11 +52,15 @@ def gelu(n: Net, x, form: str):
 
 def block(seq: int = 16, hidden: int = 32, heads: int = 2, ffn: int = 64, opset: int = 17,
           decomposed_ln: bool = False, gelu_form: str = "erf", mask: str | None = None,
-          seed: int = 0):
-    """x (1, seq, hidden) -> pre-LN attention + residual -> pre-LN Erf-GELU MLP + residual."""
+          pos: bool = False, seed: int = 0):
+    """x (1, seq, hidden) [+ a position embedding] -> pre-LN attention + residual -> pre-LN
+    Erf-GELU MLP + residual."""
     n = Net(seed, opset)
     d = hidden // heads
     x = "x"
+    if pos:
+        x = n.node("Add", [x, n.const((n.r.standard_normal((1, seq, hidden)) * 0.2).astype(
+            np.float32), "pos")])
     h1 = layer_norm(n, x, hidden, decomposed_ln)
 
     def heads_of(v, perm):
