@@ -19,6 +19,10 @@ OPS = {"add": (["vmul", "vmul", "vadd", "vshr"], ["vadd"]),
        "relu": (["vrelu"], ["vrelu"]), "clip": (["vclip"], ["vclip"]),
        "lut": (["vlut"], None)}
 
+# abuf vectors per chunk element where an int8 kind needs more than three: the add's two
+# products and two broadcast multipliers
+INT8_ABUF_VECTORS = {"add": 4}
+
 
 @dataclass(frozen=True)
 class EltSchedule:
@@ -72,8 +76,7 @@ def choose_eltwise(layer: EltwiseLayer, hw: Hw) -> EltSchedule:
                             "instruction (vlut is int8 only)")
     k = len(layer.xs) + (layer.rhs_const is not None)
     # per chunk element: inputs in ibuf/wbuf (x2 slots), output in obuf (x2), int32 in abuf
-    # (an int8 add: two products and two multiplier vectors)
-    words = 4 if quantized and layer.op == "add" else 3
+    words = INT8_ABUF_VECTORS.get(layer.op, 3) if quantized else 3
     cap = min(hw.buffer_elems["ibuf"] // 2, hw.buffer_elems["wbuf"] // 2,
               hw.buffer_elems["obuf"] // 2, (hw.buffer_elems["abuf"] - 16) // words,
               FIELD_MAX["len"])
