@@ -121,6 +121,8 @@ def choose_rows(layer: RowLayer, hw: Hw) -> RowSchedule:
     period = layer.period()
     share = ceil(layer.rows / hw.num_cores)
     rows = max(1, min(cap, period, share))
+    per_period = ceil(period / rows)
+    rows = ceil(period / per_period)  # balanced tiles: no short last tile to wait for
     tiles = ceil(layer.rows / rows)
     vector = sum(layer.tile_cycles(hw, r1 - r0) for r0, r1 in
                  [(0, rows)] * (tiles - 1) + [(0, layer.rows - (tiles - 1) * rows)])
