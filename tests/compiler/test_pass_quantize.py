@@ -107,8 +107,10 @@ def test_unquantizable_ops_are_explained():
         build_quantized(b.build(y), num_calib=1)
     b = GraphBuilder("bad")
     x = b.input("x", (1, 4))
-    y = b.dense(b.add(x, np.ones((1, 4), np.float32), name="ad"), np.ones((4, 2)), name="fc")
-    with pytest.raises(QuantizationError, match="'ad' \\(add\\) has constant operand"):
+    gate = b.dense(x, np.ones((4, 1), np.float32), name="gate")
+    y = b.dense(b.multiply(x, gate, name="mul"), np.ones((4, 2)), name="fc")
+    with pytest.raises(QuantizationError, match="'mul' \\(multiply\\) broadcasts .* the NPU "
+                                                "needs equal shapes"):
         build_quantized(b.build(y), num_calib=1)
 
 
