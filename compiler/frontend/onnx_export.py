@@ -54,7 +54,54 @@ def _conv(ex: _Exporter, n):
 
 @exporter("nn.dense", "nn.matmul")
 def _matmul(ex, n):
-    ex.add("MatMul", n.inputs, n.output, n.name)
+    alpha = n.attrs.get("alpha", 1.0)
+    if alpha == 1.0:
+        return ex.add("MatMul", n.inputs, n.output, n.name)
+    ex.add("MatMul", n.inputs, f"{n.output}__mm", n.name)
+    ex.add("Mul", [f"{n.output}__mm", ex.const(np.array(alpha, np.float32), "alpha")],
+           n.output, f"{n.name}__alpha")
+
+
+@exporter("nn.softmax")
+def _softmax(ex, n):
+    x = n.inputs[0]
+    if len(n.inputs) > 1:
+        ex.add("Add", n.inputs, f"{n.output}__masked", f"{n.name}__mask")
+        x = f"{n.output}__masked"
+    ex.add("Softmax", [x], n.output, n.name, axis=n.attrs["axis"])
+
+
+@exporter("slice")
+def _slice(ex, n):
+    a = n.attrs
+    ins = [n.inputs[0]] + [ex.const(np.array([v], np.int64), k) for k, v in
+                           (("starts", a["start"]), ("ends", a["end"]), ("axes", a["axis"]))]
+    ex.add("Slice", ins, n.output, n.name)
+
+
+@exporter("nn.layer_norm")
+def _layer_norm(ex, n):
+    ex.add("LayerNormalization", n.inputs, n.output, n.name, axis=-1,
+           epsilon=n.attrs["epsilon"])
+
+
+@exporter("gelu")
+def _gelu(ex, n):
+    """The forms every opset reads: 0.5 x (1 + erf(x / sqrt 2)), or the tanh one."""
+    x, o = n.inputs[0], n.output
+    c = lambda v, base: ex.const(np.array(v, np.float32), base)  # noqa: E731
+    if n.attrs["approximate"] == "tanh":
+        ex.add("Pow", [x, c(3.0, "three")], f"{o}__x3", f"{n.name}__x3")
+        ex.add("Mul", [f"{o}__x3", c(0.044715, "k")], f"{o}__kx3", f"{n.name}__kx3")
+        ex.add("Add", [x, f"{o}__kx3"], f"{o}__in", f"{n.name}__in")
+        ex.add("Mul", [f"{o}__in", c(np.sqrt(2 / np.pi), "c")], f"{o}__arg", f"{n.name}__arg")
+        ex.add("Tanh", [f"{o}__arg"], f"{o}__f", f"{n.name}__f")
+    else:
+        ex.add("Div", [x, c(np.sqrt(2.0), "sqrt2")], f"{o}__arg", f"{n.name}__arg")
+        ex.add("Erf", [f"{o}__arg"], f"{o}__f", f"{n.name}__f")
+    ex.add("Add", [f"{o}__f", c(1.0, "one")], f"{o}__1f", f"{n.name}__1f")
+    ex.add("Mul", [x, f"{o}__1f"], f"{o}__x1f", f"{n.name}__x1f")
+    ex.add("Mul", [f"{o}__x1f", c(0.5, "half")], o, n.name)
 
 
 @exporter("nn.bias_add")
@@ -109,9 +156,6 @@ def _clip(ex, n):
     ex.add("Clip", ins, n.output, n.name)
 
 
-@exporter("nn.softmax")
-def _softmax(ex, n):
-    ex.add("Softmax", n.inputs, n.output, n.name, axis=n.attrs["axis"])
 
 
 @exporter("flatten")

@@ -45,7 +45,8 @@ def handler_info() -> dict:
 
 def supported_ops() -> list:
     # the handlers register on import, one module per family
-    from . import onnx_ops, onnx_ops_act, onnx_ops_shape, onnx_ops_spatial  # noqa: F401
+    from . import (onnx_ops, onnx_ops_act, onnx_ops_shape, onnx_ops_spatial,  # noqa: F401
+                   onnx_ops_transformer)
     return sorted(_HANDLERS)
 
 
@@ -64,6 +65,7 @@ class _Importer:
         # them as data; shape/axis constants are consumed here and never reach the IR.
         self.g, self.opset, self.node, self.consts = graph, opset, None, consts
         self.read = read  # every value some node or the graph's outputs read
+        self.read_twice: set = set()  # ... and those read more than once (no fusing them)
 
     def is_const(self, name: str | None) -> bool:
         return name in self.consts
@@ -190,7 +192,7 @@ def import_onnx(model, input_shapes: dict | None = None, name: str | None = None
     import onnx.numpy_helper
     from onnx import TensorProto
 
-    from . import onnx_check, onnx_fold
+    from . import onnx_check, onnx_fold, onnx_patterns
     path = None if isinstance(model, (onnx.ModelProto, bytes, bytearray)) else str(model)
     model = _load(model)
     if path is not None:
@@ -221,9 +223,14 @@ def import_onnx(model, input_shapes: dict | None = None, name: str | None = None
         g.add_input(vi.name, TensorType(tuple(shape), dtype))
 
     supported_ops()
-    read = {v for n in og.node for v in n.input} | {vi.name for vi in og.output}
+    nodes = onnx_patterns.rewrite(og.node, consts)  # decomposed LayerNorm / GELU: one node
+    read = {v for n in nodes for v in n.input} | {vi.name for vi in og.output}
     im = _Importer(g, opset, consts, read)
-    for i, node in enumerate(og.node):
+    counts: dict = {}
+    for v in [v for n in nodes for v in n.input] + [vi.name for vi in og.output] * 2:
+        counts[v] = counts.get(v, 0) + 1
+    im.read_twice = {v for v, c in counts.items() if c > 1}
+    for i, node in enumerate(nodes):
         im.node = node
         if onnx_fold.fold(im, node):
             continue

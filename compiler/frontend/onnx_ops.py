@@ -113,13 +113,15 @@ def _gemm(im: _Importer):
         binary(im, "add", out, c)
 
 
-@handler("MatMul", note="constant 2-D B (dense); two activations only on fp16")
+@handler("MatMul", note="constant 2-D B (dense); two activations (batched, broadcasting: "
+         "attention's Q.K^T and P.V), a scalar scale of either folded in")
 def _matmul(im: _Importer):
     a, b = im.input(0), im.input(1)
     if im.is_const(b) and im.type_of(b).rank == 2:
-        im.emit("nn.dense", [a, b])
-    else:
-        im.emit("nn.matmul", [a, b])
+        return im.emit("nn.dense", [a, b])
+    from .onnx_ops_transformer import unscaled
+    (a, sa), (b, sb) = unscaled(im, a), unscaled(im, b)
+    im.emit("nn.matmul", [im.materialize(a), im.materialize(b)], alpha=sa * sb)
 
 
 @handler("Relu")
@@ -172,7 +174,9 @@ def _channel_bias(xt: TensorType, c: np.ndarray):
 
 @handler("Add",
          note="activations (one may broadcast: a stride-0 DMA copy), per-channel or scalar "
-         "constants (folded into the conv before, or a depthwise 1x1)")
+         "constants (folded into the conv before, or a depthwise 1x1), a constant of the "
+         "activation's shape (a position embedding, streamed from DRAM), a mask before a "
+         "Softmax")
 def _add(im: _Importer):
     x, y = im.input(0), im.input(1)
     if im.is_const(x) and not im.is_const(y):
@@ -184,7 +188,19 @@ def _add(im: _Importer):
         b = y if bias.shape == im.consts[y].shape else im.constant(bias, f"{y}__bias")
         return im.emit("nn.bias_add", [x, b],
                        axis=1 if im.type_of(x).rank == 4 else -1)
+    from .onnx_ops_transformer import add_mask, mask_of
+    if im.is_const(y) and mask_of(im.consts[y]):  # an attention mask, for the Softmax after
+        return add_mask(im, x, y)
+    if im.is_const(y) and not im.is_const(x) and _channel_vector_or_scalar(im, x, y) is None \
+            and np.broadcast_shapes(im.consts[y].shape, im.type_of(x).shape) == \
+            im.type_of(x).shape:  # a position embedding: streamed from DRAM by the add
+        return im.emit("add", [x, y])
     binary(im, "add", x, y)
+
+
+def _channel_vector_or_scalar(im: _Importer, x: str, c: str):
+    from .onnx_ops_act import _channel_vector
+    return _channel_vector(im, x, im.consts[c])
 
 
 @handler("Mul", note="as Add; the SE block's (N,C,1,1) gate is broadcast by DMA")
@@ -273,7 +289,9 @@ def _concat(im: _Importer):
     im.emit("concat", [v for v in im.node.input if v], axis=im.attr("axis"))
 
 
-@handler("Softmax", runs="host", note="before opset 13 over the last axis only")
+@handler("Softmax", note="any axis, anywhere (on the NPU; a graph's last Softmax runs on the "
+         "host); an Add/Where of a constant mask before it becomes its mask; before opset 13 "
+         "over the last axis only")
 def _softmax(im: _Importer):
     shape = im.type_of(im.input(0)).shape
     rank = len(shape)
@@ -286,7 +304,11 @@ def _softmax(im: _Importer):
             im.fail(f"Softmax before opset 13 normalizes over the flattened axes {axis}.. of "
                     f"{list(shape)}; only one of them may exceed 1")
         axis = wide[0] if wide else rank - 1
-    im.emit("nn.softmax", [im.input(0)], axis=axis)
+    x, mask = im.input(0), []
+    prod = im.g.producers().get(x)
+    if prod is not None and prod.op == "add" and prod.inputs[1] in im.g.constants:
+        x, mask = prod.inputs[0], [prod.inputs[1]]  # the add is pruned if nothing else reads it
+    im.emit("nn.softmax", [x] + mask, axis=axis)
 
 
 @handler("Transpose", note="any permutation (strided DMA copy): ShuffleNet's channel shuffle")

@@ -78,6 +78,12 @@ def binary(im: _Importer, kind: str, x: str, y: str, output=None) -> str:
                     f"channel axis of {im.type_of(act)}; only scalars and per-channel "
                     "constants are supported")
         _, v = vec
+        if kind in ("mul", "div") and im.consts[c].size == 1 and not swapped:
+            from .onnx_ops_transformer import scale_matmul
+            k = float(im.consts[c].reshape(-1)[0])
+            done = scale_matmul(im, act, k if kind == "mul" else 1.0 / k, output)
+            if done is not None:
+                return done
         if kind == "add":
             return _affine(im, act, 1.0, v, output)
         if kind == "mul":

@@ -19,6 +19,10 @@ OPS = {"add": (["vmul", "vmul", "vadd", "vshr"], ["vadd"]),
        "relu": (["vrelu"], ["vrelu"]), "clip": (["vclip"], ["vclip"]),
        "lut": (["vlut"], None)}
 
+# abuf vectors per chunk element where an int8 kind needs more than three: the add's two
+# products and two broadcast multipliers
+INT8_ABUF_VECTORS = {"add": 4}
+
 
 @dataclass(frozen=True)
 class EltSchedule:
@@ -41,6 +45,7 @@ class EltwiseLayer:
     attrs: dict
     table: np.ndarray | None = None
     schedule: EltSchedule | None = None
+    rhs_const: np.ndarray | None = None  # a constant second operand, streamed from DRAM
     kind: str = "eltwise"
     note: str = ""
 
@@ -69,10 +74,11 @@ def choose_eltwise(layer: EltwiseLayer, hw: Hw) -> EltSchedule:
     if OPS[layer.op][0 if quantized else 1] is None:
         raise CompilerError(f"layer '{layer.name}': {layer.op} has no {hw.dtype} vector "
                             "instruction (vlut is int8 only)")
-    k = len(layer.xs)
+    k = len(layer.xs) + (layer.rhs_const is not None)
     # per chunk element: inputs in ibuf/wbuf (x2 slots), output in obuf (x2), int32 in abuf
+    words = INT8_ABUF_VECTORS.get(layer.op, 3) if quantized else 3
     cap = min(hw.buffer_elems["ibuf"] // 2, hw.buffer_elems["wbuf"] // 2,
-              hw.buffer_elems["obuf"] // 2, (hw.buffer_elems["abuf"] - 16) // 3,
+              hw.buffer_elems["obuf"] // 2, (hw.buffer_elems["abuf"] - 16) // words,
               FIELD_MAX["len"])
     cap = max(1, cap)
     chunk = min(cap, layer.numel)
@@ -108,7 +114,15 @@ def _append(lw, n, kind: str, acts: list, attrs: dict, table) -> None:
 
 
 def lower_eltwise(lw, n, kind: str) -> None:
-    """An elementwise layer of `kind` (add, multiply, relu, clip) over equal shapes."""
+    """An elementwise layer of `kind` (add, multiply, relu, clip) over equal shapes; an add's
+    second operand may be a constant of the output's shape (a position embedding)."""
+    if kind == "add" and len(n.inputs) == 2 and n.inputs[1] in lw.g.constants and \
+            lw.g.type_of(n.inputs[1]).shape == lw.g.type_of(n.output).shape:
+        layer = EltwiseLayer(n.name, kind, [n.inputs[0]], n.output,
+                             lw.g.type_of(n.output).numel, dict(n.attrs),
+                             rhs_const=lw.weights(n.inputs[1]))
+        layer.schedule = choose_eltwise(layer, lw.hw)
+        return lw.layers.append(layer)
     _append(lw, n, kind, _activations(lw, n), dict(n.attrs), None)
 
 

@@ -135,6 +135,7 @@ class _Lowerer:
         self.aliases: dict = {}
         self.tensors: dict = {}
         self.notes: list = []
+        self.absorbed: set = set()  # outputs a layer already writes (a matmul's strided store)
 
     def run(self) -> LoweredProgram:
         g = self.g

@@ -15,6 +15,8 @@ def _copy(lw, n, perm: tuple) -> None:
 
 @register_hook("lower", "transpose")
 def lower_transpose(lw, n) -> None:
+    if n.output in lw.absorbed:  # the matmul before it stores through it (lower/views.py)
+        return
     _copy(lw, n, tuple(n.attrs["axes"]))
 
 

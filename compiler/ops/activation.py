@@ -1,4 +1,4 @@
-"""Table activations (hardswish, hardsigmoid, leaky relu, tanh, elu, power, fill): float
+"""Table activations (hardswish, hardsigmoid, leaky relu, tanh, elu, gelu, power, fill): float
 semantics, each quantized to one 256-entry vlut table in its calibrated output scale."""
 
 from __future__ import annotations
@@ -40,6 +40,20 @@ def _power(x, a):
         return np.where(x > 0, np.power(np.maximum(x, 1e-30), a["exponent"]), 0.0)
 
 
+def _gelu(x, a):
+    if a["approximate"] == "tanh":
+        return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x ** 3)))
+    return 0.5 * x * (1.0 + erf(x / np.sqrt(2.0)))
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """erf to float64 precision (math.erf elementwise: exact, and fast enough for the float
+    reference's tensors of a few hundred thousand elements)."""
+    import math
+    x = np.asarray(x, np.float64)
+    return np.vectorize(math.erf, otypes=[np.float64])(x) if x.size else x
+
+
 # name -> (float function of float64 x and attrs, attributes, doc)
 TABLE_OPS = {
     "hardswish": (_hardswish, (), "x * clip(x + 3, 0, 6) / 6 (MobileNetV3)"),
@@ -50,6 +64,8 @@ TABLE_OPS = {
     "elu": (_elu, (Attr("alpha", "float", 1.0),), "x if x > 0 else alpha * (exp(x) - 1)"),
     "power": (_power, (Attr("exponent", "float", 1.0),),
               "x ** exponent for x > 0, else 0 (LRN's normalizer)"),
+    "gelu": (_gelu, (Attr("approximate", "str", "none", choices=("none", "tanh")),),
+             "x * Phi(x) (ONNX Gelu, opset 20; approximate='tanh': the tanh form)"),
     "fill": (lambda x, a: np.full_like(x, a["value"]), (Attr("value", "float", 1.0),),
              "`value` wherever x is (a tensor of x's shape; the window counts of average "
              "pooling that leaves its padding out)"),

@@ -30,10 +30,14 @@ def clip_type(types, a) -> TensorType:
 
 def softmax_type(types, a) -> TensorType:
     norm_axis(a["axis"], types[0].rank)
-    return unary_type(types, a)
+    if len(types) > 1 and broadcast(types) != types[0].shape:
+        raise OpError(f"softmax mask {types[1]} must broadcast to the scores {types[0]}")
+    return unary_type(types[:1], a)
 
 
-def softmax(x: np.ndarray, axis: int) -> np.ndarray:
+def softmax(x: np.ndarray, axis: int, mask: np.ndarray | None = None) -> np.ndarray:
+    if mask is not None:  # an additive mask (0 kept, a large negative value dropped)
+        x = x + mask
     z = x.astype(np.float32) - x.max(axis=axis, keepdims=True)
     e = np.exp(z)
     return (e / e.sum(axis=axis, keepdims=True)).astype(x.dtype)
@@ -59,9 +63,11 @@ register_hook("fuse_act", "clip",
 register_op(OpDef("sigmoid", ("data",), unary_type, lambda arr, a: sigmoid(arr[0]),
                   doc="1 / (1 + exp(-x))",
                   traits=("elementwise",)))
-register_op(OpDef("nn.softmax", ("data",), softmax_type,
-                  lambda arr, a: softmax(arr[0], a["axis"]), (Attr("axis", "int", -1),),
-                  doc="exp(x) / sum(exp(x)) along `axis`",
+register_op(OpDef("nn.softmax", ("data", "mask?"), softmax_type,
+                  lambda arr, a: softmax(arr[0], a["axis"], arr[1] if len(arr) > 1 else None),
+                  (Attr("axis", "int", -1),),
+                  doc="exp(x + mask) / sum(exp(x + mask)) along `axis` (mask: an optional "
+                  "additive constant, 0 where kept: a causal or padding mask)",
                   traits=("channel_axis",)))
 register_op(OpDef("add", ("lhs", "rhs"), binary_type,
                   lambda arr, a: (arr[0] + arr[1]).astype(arr[0].dtype, copy=False),
@@ -107,9 +113,28 @@ def _quantize_binary(qz, n) -> None:
 
 
 def _quantize_add(qz, n) -> None:
+    if n.inputs[1] in qz.f.constants or n.inputs[0] in qz.f.constants:
+        return _quantize_add_constant(qz, n)
     x, y, s_in, s_out = _quantize_binary(qz, n)
     lm, rm, sh = qs.add_params(s_in / s_out, qz.scale[y] / s_out)
     qz.emit(n, "qnn.add", [x, y], s_out, lhs_mult=lm, rhs_mult=rm, shift=sh)
+
+
+def _quantize_add_constant(qz, n) -> None:
+    """x + c for a constant c (a position embedding): c at x's shape, quantized with its own
+    scale, and the qnn.add of two operands (the constant streamed from DRAM)."""
+    x, c = (n.inputs[1], n.inputs[0]) if n.inputs[0] in qz.f.constants else n.inputs[:2]
+    x = qz.need_act(n, x)
+    shape = qz.f.type_of(x).shape
+    full = np.broadcast_to(np.asarray(qz.f.constants[c], np.float64), shape)
+    if full.shape != qz.f.type_of(n.output).shape:
+        raise QuantizationError(f"node '{n.name}': the constant {list(qz.f.type_of(c).shape)} "
+                                f"broadcasts {list(shape)} to a larger shape")
+    s_c = qs.act_scale(float(np.abs(full).max()))
+    s_out = qz.calibrated(n.output)
+    lm, rm, sh = qs.add_params(qz.scale[x] / s_out, s_c / s_out)
+    cq = qz.const(f"{n.name}.const_q", qs.quantize(full, s_c))
+    qz.emit(n, "qnn.add", [x, cq], s_out, lhs_mult=lm, rhs_mult=rm, shift=sh)
 
 
 def _quantize_multiply(qz, n) -> None:
@@ -131,7 +156,16 @@ register_hook("quantize", "clip", value=_quantize_clip)
 register_hook("quantize", "add", value=_quantize_add)
 register_hook("quantize", "multiply", value=_quantize_multiply)
 register_hook("quantize", "sigmoid", value=_quantize_sigmoid)
-register_hook("quantize_hint", "nn.softmax",
-              value="softmax runs on the host only as a graph's last op")
-# softmax at a graph's end runs on the host, after the NPU's output is dequantized
-register_hook("host_step", "nn.softmax", value=lambda n: ("softmax", n.attrs["axis"]))
+# an unmasked softmax at a graph's end runs on the host, after the NPU's output is
+# dequantized (a classifier's probabilities); anywhere else it runs on the NPU
+# (compiler/ops/attention.py quantizes it)
+register_hook("host_step", "nn.softmax",
+              value=lambda n: ("softmax", n.attrs["axis"]) if len(n.inputs) == 1 else None)
+
+
+def _quantize_softmax(qz, n) -> None:
+    from .attention import quantize_softmax  # the integer softmax and its parameters
+    quantize_softmax(qz, n)
+
+
+register_hook("quantize", "nn.softmax", value=_quantize_softmax)

@@ -93,9 +93,15 @@ def matmul_type(types, a) -> TensorType:
     return TensorType(shape, dtype)
 
 
-register_op(OpDef("nn.matmul", ("a", "b"), matmul_type,
-                  lambda arr, a: np.matmul(arr[0], arr[1]).astype(arr[0].dtype),
-                  doc="numpy matmul of two tensors (both may be activations)"))
+def matmul_compute(arr, a):
+    y = np.matmul(arr[0], arr[1])
+    return (y * np.float32(a["alpha"]) if a["alpha"] != 1.0 else y).astype(arr[0].dtype)
+
+
+register_op(OpDef("nn.matmul", ("a", "b"), matmul_type, matmul_compute,
+                  (Attr("alpha", "float", 1.0),),
+                  doc="alpha * numpy matmul of two tensors (both may be activations, batch "
+                  "axes broadcast); alpha: attention's 1/sqrt(d) scale"))
 
 
 def bias_add_type(types, a) -> TensorType:
@@ -248,4 +254,11 @@ register_hook("quantize", "nn.avg_pool2d", value=_quantize_avg_pool)
 register_hook("quantize", "nn.global_avg_pool2d", value=_quantize_global_pool)
 register_hook("quantize_hint", "nn.batch_norm", value="run 'fold-bn' first")
 register_hook("quantize_hint", "nn.bias_add", value="a bias must follow a conv/dense to be fused")
-register_hook("quantize_hint", "nn.matmul", value="only constant-weight dense layers are quantized")
+
+
+def _quantize_matmul(qz, n) -> None:
+    from .attention import quantize_matmul  # qnn.matmul, beside qnn.softmax
+    quantize_matmul(qz, n)
+
+
+register_hook("quantize", "nn.matmul", value=_quantize_matmul)

@@ -153,6 +153,8 @@ HOOKS = {
     "fuse_act": "fn(node) -> {kind, min, max}: the activation fuse folds into an epilogue",
     "host_step": "fn(node) -> (kind, arg): the step the host runs for it at a graph's edge",
     "lower": "fn(lowerer, node): lowering to layers (compiler/lower/*)",
+    "view": "fn(node) -> axes: the op permutes its input's axes (a transpose), so a matmul "
+            "may read or write it as a strided view instead of a copy (lower/views.py)",
     "affine": "fn(constant inputs, attrs) -> (scale, shift) float64 per channel: fold-bn "
               "folds the op into the conv/dense before it, or makes it a depthwise 1x1 conv",
 }

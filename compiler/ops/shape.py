@@ -124,6 +124,8 @@ def _quantize_concat(qz, n) -> None:
 
 register_hook("quantize", "flatten", "reshape", "transpose", "layout_transform",
               value=_quantize_move)
+# a matmul reads an operand, or writes its result, through a transpose (lower/views.py)
+register_hook("view", "transpose", value=lambda n: tuple(n.attrs["axes"]))
 register_hook("quantize", "concat", value=_quantize_concat)
 # a layout change at a graph's edge runs on the host (inputs NCHW -> NHWC, outputs back)
 register_hook("host_step", "layout_transform",

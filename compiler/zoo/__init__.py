@@ -1,4 +1,5 @@
-"""Model zoo: ResNet-18/50, MobileNetV2, a small CNN and an MLP with deterministic weights."""
+"""Model zoo: ResNet-18/50, MobileNetV2, a small CNN, an MLP and the transformers BERT-tiny,
+ViT-Ti/16 and GPT-2 small, with deterministic weights."""
 
 from __future__ import annotations
 
@@ -8,10 +9,13 @@ from ..errors import ZooError, did_you_mean
 from .mobilenet import mobilenetv2
 from .resnet import resnet18, resnet50
 from .small import mlp, small_cnn
+from .transformer import bert_tiny, gpt2, vit_tiny
 
 MODELS = {"resnet18": resnet18, "resnet50": resnet50, "mobilenetv2": mobilenetv2,
-          "small_cnn": small_cnn, "mlp": mlp}
-MIN_RESOLUTION = {"resnet18": 16, "resnet50": 16, "mobilenetv2": 16, "small_cnn": 4}
+          "small_cnn": small_cnn, "mlp": mlp, "bert-tiny": bert_tiny, "vit-tiny": vit_tiny,
+          "gpt2": gpt2}
+MIN_RESOLUTION = {"resnet18": 16, "resnet50": 16, "mobilenetv2": 16, "small_cnn": 4,
+                  "vit-tiny": 16}
 
 
 def list() -> list:  # noqa: A001 - zoo.list() is the documented API

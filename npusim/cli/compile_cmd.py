@@ -9,6 +9,7 @@ from pathlib import Path
 
 from npusim.cli.errors import UsageError
 from npusim.cli.options import (DEFAULT_TARGET, add_calibration_argument,
+                                add_sequence_arguments, sequence_kwargs,
                                 add_input_shape_argument, calibration_arg, input_shapes_arg,
                                 target_arg)
 
@@ -28,6 +29,7 @@ def register(subparsers) -> None:
     p.add_argument("--resolution", type=int, metavar="N",
                    help="input resolution of zoo image models")
     add_input_shape_argument(p)
+    add_sequence_arguments(p)
     add_calibration_argument(p)
     p.set_defaults(func=run)
 
@@ -40,7 +42,7 @@ def run(args) -> int:
     with stages(True) as step:
         compiled = flow.compile(args.model, target, resolution=args.resolution, progress=step,
                                 **({"input_shapes": input_shapes} if input_shapes else {}),
-                                **_calibration(args))
+                                **sequence_kwargs(args), **_calibration(args))
     try:
         out = compiled.save(args.output)
     except OSError as e:

@@ -170,3 +170,33 @@ def calibration_arg(path: str | None) -> list | None:
     if list(arrays) == ["arr_0"]:
         arrays = {"*": arrays["arr_0"]}
     return [arrays]
+
+
+def add_sequence_arguments(p) -> None:
+    """--seq and --decode: the transformer zoo models' sequence length and decode step."""
+    p.add_argument("--seq", type=int_at_least(1), metavar="N",
+                   help="sequence length of zoo transformer models (bert-tiny, gpt2: its "
+                        "prefill, or with --decode the KV cache the step reads)")
+    p.add_argument("--decode", action="store_true",
+                   help="gpt2: compile one decode step (one token reading and appending a KV "
+                        "cache of --seq tokens in DRAM) instead of the prefill")
+
+
+def sequence_kwargs(args) -> dict:
+    """The zoo model parameters --seq/--decode give; an error for a model without them."""
+    import inspect
+
+    from compiler import zoo
+    kw = {k: v for k, v in (("seq", args.seq), ("decode", args.decode or None)) if v is not None}
+    if not kw:
+        return {}
+    fn = zoo.MODELS.get(str(args.model))
+    takes = [n for n in zoo.list() if "seq" in inspect.signature(zoo.MODELS[n]).parameters]
+    missing = [f"--{k}" for k in kw if fn is None or k not in inspect.signature(fn).parameters]
+    if missing:
+        from npusim.cli.errors import UsageError
+        with_decode = [n for n in takes if "decode" in inspect.signature(zoo.MODELS[n]).parameters]
+        raise UsageError(f"{' and '.join(missing)} apply to zoo transformer models (--seq: "
+                         f"{', '.join(takes)}; --decode: {', '.join(with_decode)}), not to "
+                         f"'{args.model}'")
+    return kw

@@ -9,6 +9,7 @@ from pathlib import Path
 from npusim.cli.compare import add_arguments as add_compare_arguments
 from npusim.cli.errors import UsageError
 from npusim.cli.options import (DEFAULT_MODEL, DEFAULT_TARGET, add_calibration_argument,
+                                add_sequence_arguments, sequence_kwargs,
                                 add_input_shape_argument, add_races_argument, calibration_arg,
                                 check_writable, input_shapes_arg, non_negative, npu_target_arg,
                                 race_warnings, save_trace)
@@ -35,6 +36,7 @@ def register(subparsers) -> None:
     p.add_argument("--resolution", type=int, metavar="N",
                    help="input resolution of zoo image models (default: the model's, 224)")
     add_input_shape_argument(p)
+    add_sequence_arguments(p)
     add_calibration_argument(p)
     p.add_argument("--seed", type=non_negative, default=0,
                    help="seed of the random test input (an integer >= 0)")
@@ -62,7 +64,7 @@ def run(args) -> int:
     with stages(not args.json) as step:
         compiled = flow.compile(args.model, target, resolution=args.resolution, progress=step,
                                 **({"input_shapes": input_shapes} if input_shapes else {}),
-                                **_calibration(args))
+                                **sequence_kwargs(args), **_calibration(args))
     with ticking(not args.json, "simulate"), race_warnings([]) as sims:
         result = flow.simulate(compiled, timing_only=args.timing_only, trace=keep_trace(args),
                                seed=args.seed, races=args.races)
@@ -91,6 +93,9 @@ def run_artifact(args) -> int:
     if args.input_shape:
         raise UsageError(f"--input-shape applies to ONNX files; '{args.model}' is a compiled "
                          "artifact (its shapes are fixed): recompile the model")
+    if args.seq is not None or args.decode:
+        raise UsageError(f"--seq and --decode apply when compiling a zoo model; '{args.model}' "
+                         "is a compiled artifact (its shapes are fixed): recompile the model")
     if args.calibration:
         raise UsageError(f"--calibration applies when compiling; '{args.model}' is a compiled "
                          "artifact (its scales are fixed): recompile the model with it")

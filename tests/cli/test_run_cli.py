@@ -68,8 +68,8 @@ def test_resolution_of_an_onnx_file_is_a_one_line_error(capsys, tmp_path):
     for command in (["run", path], ["compile", path, "-o", tmp_path / "out"]):
         code, _, err = run(capsys, *command, "--resolution", "64")
         assert code == 2 and (f"resolution 64 applies to zoo image models (mobilenetv2, "
-                              f"resnet18, resnet50, small_cnn), not to '{path}', an ONNX "
-                              "file") in one_line_error(err)
+                              f"resnet18, resnet50, small_cnn, vit-tiny), not to '{path}', an "
+                              "ONNX file") in one_line_error(err)
     code, _, err = run(capsys, "run", "mlp", "--resolution", "64")  # a zoo model without it
     assert code == 2 and "model 'mlp' has no parameter 'resolution'" in one_line_error(err)
 

@@ -84,9 +84,19 @@ def cpu_zoo(resnet18_q):
     return {name: build(q, CPU) for name, q in models.items()}
 
 
+TRANSFORMERS = {"bert-tiny", "vit-tiny", "gpt2"}  # NPU only: no C-like row/matmul kernels
+
+
 def test_zoo_is_covered():
     from compiler import zoo
-    assert set(zoo.list()) == set(ZOO) | {"resnet18"}
+    assert set(zoo.list()) == set(ZOO) | {"resnet18"} | TRANSFORMERS
+
+
+def test_transformers_say_which_c_kernel_is_missing():
+    from compiler.errors import CompilerError
+    with pytest.raises(CompilerError, match="no C-like kernel for layer kind 'layernorm'"):
+        build(build_quantized("bert-tiny", num_calib=1, seq=4, hidden=8, heads=2, layers=1),
+              CPU)
 
 
 @pytest.mark.parametrize("name", ["resnet18", "mobilenetv2", "resnet50", "small_cnn", "mlp"])

@@ -158,10 +158,20 @@ def test_value_info_that_disagrees_is_an_error_naming_both():
         import_onnx(m)
 
 
-def test_gather_of_an_activation_says_it_only_folds():
-    m = model([N("Gather", ["x", "i"], ["y"], axis=1)], (2, 4), [("i", np.array([0], I64))])
-    with pytest.raises(FrontendError, match=r"Gather, opset 13\): it is folded to a constant "
-                                            r"only when its inputs are known"):
+def test_gather_of_an_activation_by_a_constant_run_is_a_slice():
+    m = model([N("Gather", ["x", "i"], ["y"], axis=1)], (2, 4),
+              [("i", np.array([1, 2], I64))])
+    g = import_onnx(m)
+    assert [n.op for n in g.nodes] == ["slice", "reshape"]
+    x = np.arange(8, dtype=F).reshape(2, 4)
+    np.testing.assert_array_equal(list(run_float(g, {"x": x}).values())[0], x[:, 1:3])
+
+
+def test_gather_by_computed_or_scattered_indices_says_why():
+    m = model([N("Gather", ["x", "i"], ["y"], axis=1)], (2, 4),
+              [("i", np.array([0, 2], I64))])
+    with pytest.raises(FrontendError, match=r"Gather, opset 13\): indices \[0, 2\] are not "
+                                            r"one contiguous run"):
         import_onnx(m)
 
 

@@ -107,7 +107,17 @@ def test_unquantizable_ops_are_explained():
         build_quantized(b.build(y), num_calib=1)
     b = GraphBuilder("bad")
     x = b.input("x", (1, 4))
-    y = b.dense(b.softmax(x, name="sm"), np.ones((4, 2)), name="fc")
-    with pytest.raises(QuantizationError, match="'sm'.*softmax runs on the host only as a "
-                                                "graph's last op"):
+    gate = b.dense(x, np.ones((4, 1), np.float32), name="gate")
+    y = b.dense(b.multiply(x, gate, name="mul"), np.ones((4, 2)), name="fc")
+    with pytest.raises(QuantizationError, match="'mul' \\(multiply\\) broadcasts .* the NPU "
+                                                "needs equal shapes"):
         build_quantized(b.build(y), num_calib=1)
+
+
+def test_a_softmax_inside_the_graph_runs_on_the_npu():
+    """(It used to be refused: 'softmax runs on the host only as a graph's last op'.)"""
+    b = GraphBuilder("mid")
+    x = b.input("x", (1, 4))
+    y = b.dense(b.softmax(x, name="sm"), np.ones((4, 2)), name="fc")
+    q = build_quantized(b.build(y), num_calib=1)
+    assert [n.op for n in q.graph.nodes] == ["qnn.softmax", "qnn.dense"]

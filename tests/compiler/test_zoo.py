@@ -9,7 +9,8 @@ from compiler.passes import PassManager
 
 
 def test_list_and_unknown_names():
-    assert zoo.list() == ["mlp", "mobilenetv2", "resnet18", "resnet50", "small_cnn"]
+    assert zoo.list() == ["bert-tiny", "gpt2", "mlp", "mobilenetv2", "resnet18", "resnet50",
+                          "small_cnn", "vit-tiny"]
     with pytest.raises(ZooError, match="unknown model 'resnet-18'; did you mean 'resnet18'"):
         zoo.get("resnet-18")
     with pytest.raises(ZooError, match="no parameter 'resolutoin'; did you mean 'resolution'"):

@@ -119,7 +119,8 @@ def test_resolution_is_for_zoo_models_only():
     from compiler import zoo
     graph = zoo.get("mlp")
     with pytest.raises(flow.FlowError, match="resolution 32 applies to zoo image models "
-                       r"\(mobilenetv2, resnet18, resnet50, small_cnn\), not to a Graph"):
+                       r"\(mobilenetv2, resnet18, resnet50, small_cnn, vit-tiny\), not to a "
+                       "Graph"):
         flow.compile(graph, "npu-tiny", resolution=32)
 
 

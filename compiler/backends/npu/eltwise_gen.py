@@ -17,9 +17,12 @@ def gen_eltwise(em, layer, chunks, dram, lowered, key: str) -> None:
     c = layer.schedule.chunk
     sram = em.sram()
     xa = sram.alloc("ibuf", 2 * c, "lhs slots")
-    xb = sram.alloc("wbuf", 2 * c, "rhs slots") if len(layer.xs) > 1 else None
+    const = layer.rhs_const is not None
+    xb = sram.alloc("wbuf", 2 * c, "rhs slots") if len(layer.xs) > 1 or const else None
     oa = sram.alloc("obuf", 2 * c, "out slots")
     srcs = [dram.addr(lowered, v) for v in layer.xs]
+    if const:  # a constant operand (a position embedding) streams from the constants
+        srcs.append(dram.const(f"{key}.rhs", layer.rhs_const))
     y = dram.addr(lowered, layer.y)
     if layer.op == "lut":
         ta = sram.alloc("wbuf", 256, "table")

@@ -172,9 +172,12 @@ class Emitter:
                            comment=comment, macs=m * kh * kw * cin * cout))
 
     def gemm(self, ibuf: int, wbuf: int, abuf: int, m: int, k: int, n: int, acc: bool,
-             comment: str = "") -> Op:
-        ins = self.ins("gemm", ibuf=ibuf, wbuf=wbuf, abuf=abuf, m=m, k=k, n=n,
-                       acc=1 if acc else 0)
+             comment: str = "", wt: bool = False) -> Op:
+        """wt: the wbuf tile is stored n x k (an activation's rows, e.g. K of Q.K^T)."""
+        fields = dict(ibuf=ibuf, wbuf=wbuf, abuf=abuf, m=m, k=k, n=n, acc=1 if acc else 0)
+        if wt:  # only then: every other program's instructions stay the objects they were
+            fields["wt"] = 1
+        ins = self.ins("gemm", **fields)
         reads = [("ibuf", ibuf, ibuf + m * k), ("wbuf", wbuf, wbuf + k * n)]
         if acc:
             reads.append(("abuf", abuf, abuf + m * n))
@@ -198,6 +201,22 @@ class Emitter:
         cycles = self.hw.cycles(mnemonic, len=length)
         return self.add(Op("vector", ins, cycles,
                            reads=tuple(reads), writes=((dst[0], dst[1], dst[1] + length),),
+                           comment=comment))
+
+    def row(self, mnemonic: str, dst: tuple, src0: tuple, rows: int, cols: int,
+            src1: tuple = None, comment: str = "", **extra) -> Op:
+        """A row instruction over a rows x cols tile at src0: a reduction (vrmax, vrsum)
+        writes `rows` values at dst; a row broadcast (vrsub, vrmul) reads `rows` values at
+        src1 and writes the tile."""
+        tile = rows * cols
+        reads = [(src0[0], src0[1], src0[1] + tile)]
+        if src1 is not None:
+            reads.append((src1[0], src1[1], src1[1] + rows))
+            extra["src1"] = src1
+        ins = self.ins(mnemonic, dst=dst, src0=src0, rows=rows, cols=cols, **extra)
+        written = tile if src1 is not None else rows
+        return self.add(Op("vector", ins, self.hw.cycles(mnemonic, rows=rows, cols=cols),
+                           reads=tuple(reads), writes=((dst[0], dst[1], dst[1] + written),),
                            comment=comment))
 
     def pool(self, mnemonic: str, dst: tuple, src: tuple, in_h: int, in_w: int, channels: int,
