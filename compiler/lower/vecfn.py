@@ -1,5 +1,5 @@
 """fp16 activations that int8 runs as a vlut table (sigmoid, tanh, elu, hardswish, hardsigmoid,
-leaky relu), as short programs of the vector unit's float ops, with a numpy model of each.
+leaky relu, gelu), as short programs of the vector unit's float ops, with a numpy model of each.
 
 vlut indexes a 256-entry table by an int8 value, so it has no fp16 form. The piecewise-linear
 ones are exact compositions (clip, max, multiply). The others need exp and a reciprocal, which
@@ -53,6 +53,35 @@ def _sigmoid(x: str) -> list:
                     ("vadd", "t6", "t6", "t7")]
 
 
+# erf(a) = 1 - t (A1 + t (A2 + ...)) exp(-a^2), t = 1 / (1 + P a), a >= 0: Abramowitz and Stegun
+# 7.1.26, absolute error below 1.5e-7
+ERF_P, ERF_A = 0.3275911, (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
+
+
+def _gelu(a: dict) -> list:
+    """x Phi(x): exact (erf) by ERF_A with vrecip and vexp, the ISA's float reciprocal and exp
+    in fp16 mode; approximate='tanh' as x sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3))."""
+    if a.get("approximate", "none") == "tanh":
+        return [("vmul", "t8", "x", "x"), ("vmul", "t8", "t8", "x"),
+                ("vmul", "t8", "t8", "k0.044715"), ("vadd", "t8", "t8", "x"),
+                ("vmul", "t8", "t8", f"k{2 * (2 / np.pi) ** 0.5!r}")] + _sigmoid("t8") + \
+            [("vmul", "y", "t6", "x")]
+    steps = [("vmul", "t0", "x", "k-1.0"), ("vmax", "t0", "t0", "x"),     # a = |x| / sqrt(2)
+             ("vmul", "t0", "t0", f"k{2 ** -0.5!r}"),
+             ("vmul", "t1", "t0", f"k{ERF_P!r}"), ("vbias", "t1", "t1", 1.0),
+             ("vrecip", "t1", "t1", None),                                # t = 1 / (1 + P a)
+             ("vmul", "t2", "t1", f"k{ERF_A[-1]!r}")]
+    for c in reversed(ERF_A[:-1]):                                        # Horner in t
+        steps += [("vbias", "t2", "t2", c), ("vmul", "t2", "t2", "t1")]
+    return steps + [("vmul", "t3", "t0", "t0"), ("vmul", "t3", "t3", "k-1.0"),
+                    ("vexp", "t3", "t3", None),                           # exp(-a^2)
+                    ("vmul", "t4", "t2", "t3"), ("vsub", "t4", "k1.0", "t4"),  # erf(a)
+                    ("vmul", "t5", "x", f"k{float(STEP_GAIN)!r}"), ("vclip", "t5", "t5", (0, 1)),
+                    ("vmul", "t5", "t5", "k2.0"), ("vbias", "t5", "t5", -1.0),  # sign(x)
+                    ("vmul", "t6", "t4", "t5"), ("vbias", "t6", "t6", 1.0),
+                    ("vmul", "t6", "t6", "k0.5"), ("vmul", "y", "t6", "x")]
+
+
 def _leaky(a: dict) -> list:
     """max(x, alpha x) for alpha <= 1, else min."""
     alpha = float(a["alpha"])
@@ -75,6 +104,7 @@ PROGRAMS = {
                               ("vbias", "t0", "t0", float(a["beta"])),
                               ("vclip", "y", "t0", (0, 1))],
     "leaky_relu": _leaky,
+    "gelu": _gelu,
 }
 FP16_OPS = tuple(PROGRAMS)
 
@@ -123,6 +153,11 @@ def evaluate(steps: list, x: np.ndarray) -> np.ndarray:
             r = np.maximum(av, 0)
         elif mn == "vcopy":
             r = av
+        elif mn == "vexp":
+            r = np.exp(av)
+        elif mn == "vrecip":
+            with np.errstate(divide="ignore"):
+                r = 1.0 / av
         else:
             r = {"vadd": np.add, "vsub": np.subtract, "vmul": np.multiply,
                  "vmax": np.maximum, "vmin": np.minimum}[mn](av, val(b))

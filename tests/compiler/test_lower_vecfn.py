@@ -19,22 +19,26 @@ from compiler.passes.infer import infer_types
 
 FP16 = "npu-edge -dtype=fp16"
 ATTRS = {"elu": {"alpha": 0.7}, "hardsigmoid": {"alpha": 0.25, "beta": 0.4},
-         "leaky_relu": {"alpha": 0.1}}
+         "leaky_relu": {"alpha": 0.1}, "gelu": {"approximate": "none"}}
 ONNX = {"sigmoid": "Sigmoid", "tanh": "Tanh", "elu": "Elu", "hardswish": "HardSwish",
-        "hardsigmoid": "HardSigmoid", "leaky_relu": "LeakyRelu"}
+        "hardsigmoid": "HardSigmoid", "leaky_relu": "LeakyRelu", "gelu": "Gelu"}
+OPSET = {"gelu": 20}  # Gelu is an opset-20 operator; the others exist at 17
 
 
-def exact(op, x):
+def exact(op, x, attrs=None):
     x = x.astype(np.float64)
-    return sigmoid(x) if op == "sigmoid" else TABLE_OPS[op][0](x, ATTRS.get(op, {}))
+    attrs = ATTRS.get(op, {}) if attrs is None else attrs
+    return sigmoid(x) if op == "sigmoid" else TABLE_OPS[op][0](x, attrs)
 
 
-@pytest.mark.parametrize("op", FP16_OPS)
-def test_model_is_within_the_fp16_rounding_of_the_function(op):
+@pytest.mark.parametrize("op, attrs", [(op, None) for op in FP16_OPS] +
+                         [("gelu", {"approximate": "tanh"})])
+def test_model_is_within_the_fp16_rounding_of_the_function(op, attrs):
     x = np.concatenate([np.arange(-60000, 60000) / 2000.0, [0.0, -0.0, 1e-6, -1e-6]])
     x = x.astype(np.float16)
-    y = evaluate(program(op, ATTRS.get(op, {})), x).astype(np.float64)
-    f = exact(op, x)
+    attrs = ATTRS.get(op, {}) if attrs is None else attrs
+    y = evaluate(program(op, attrs), x).astype(np.float64)
+    f = exact(op, x, attrs)
     half_ulp = np.abs(f.astype(np.float16).astype(np.float64) - f)  # the output's rounding
     assert np.all(np.abs(y - f) <= half_ulp + 2e-5 * np.maximum(np.abs(f), 1) + 1e-7)
 
@@ -45,7 +49,7 @@ def _onnx(op, shape):
     g = helper.make_graph([node], op, [helper.make_tensor_value_info("x", TensorProto.FLOAT,
                                                                      shape)],
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)])
-    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", OPSET.get(op, 17))])
 
 
 @pytest.mark.parametrize("op", FP16_OPS)

@@ -99,3 +99,14 @@ def test_attention_runs_on_the_fp16_path():
     assert "B^T rows (wt=1)" in layers[4][1] and "masked" in layers[5][1]
     v = flow.verify(c, flow.simulate(c))
     assert v.verified is True and v.snr_db > 50, v
+
+
+def test_bert_tiny_with_its_gelu_runs_on_the_fp16_path():
+    """The whole block on an fp16 Target: GELU (erf) as the float vector program of
+    compiler.lower.vecfn (vrecip and vexp in their IEEE forms), the rest as above."""
+    c = flow.compile("bert-tiny", "npu-edge -dtype=fp16", evaluate=None,
+                     seq=16, hidden=32, heads=2, layers=2)
+    assert {layer["kind"] for layer in c.artifact.layers} == \
+        {"conv", "layernorm", "matmul", "softmax", "vecfn"}
+    v = flow.verify(c, flow.simulate(c))
+    assert v.verified is True and v.snr_db > 50, v
