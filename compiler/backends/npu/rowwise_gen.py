@@ -12,6 +12,7 @@ from ...ops.norm import LN_MEAN_FRAC, LN_NORM_FRAC, LN_RSTD_FRAC, LN_VAR_FRAC
 from .generators import register_generator
 
 I32 = np.int32
+FEW_TILES = 4  # softmax tiles per core up to which the tiles run one after another
 
 
 @register_generator(RowLayer, items=lambda layer, hw: layer.items())
@@ -112,9 +113,16 @@ def _softmax(em, layer, tiles, dram, lowered, key: str) -> None:
                   comment=f"{layer.name}: row constants")
     x_addr, y_addr = dram.addr(lowered, layer.x), dram.addr(lowered, layer.y)
     mask_addr = dram.const(f"{key}.mask", layer.mask) if masked else None
+    # a few tiles (bert-tiny: one per head): one int32 tile for all, so tile i+1's passes
+    # wait for tile i's last; the list scheduler would otherwise interleave them and finish
+    # all late, while this way tile i is stored, and its consumer (P.V of that head) runs on
+    # the matrix unit, as the vector unit works on tile i+1. With many tiles the pipeline
+    # hands on finished tiles anyway, and one chain through all of them would outrank (by
+    # its longest path) the consumer's requants that free the matrix unit's accumulators
+    t_slots = 1 if len(tiles) <= FEW_TILES else 2
     for i, (r0, r1) in enumerate(tiles):
         r, sl, tag = r1 - r0, i % 2, f"{layer.name} rows {r0}:{r1}"
-        x, t, o = (("ibuf", s["x"] + sl * rt * c), ("abuf", s["t"] + sl * rt * c),
+        x, t, o = (("ibuf", s["x"] + sl * rt * c), ("abuf", s["t"] + (sl % t_slots) * rt * c),
                    ("obuf", s["o"] + sl * rt * c))
         mx, sm = ("abuf", s["a"] + sl * rt), ("abuf", s["b"] + sl * rt)
         em.load_dense("in", "ibuf", x[1], x_addr + r0 * c * eb, r * c, comment=f"{tag}: scores")
