@@ -21,7 +21,8 @@ def row_um2(row: pd.Series) -> float:
 
 
 def fit_module(module: str, rows: pd.DataFrame) -> dict:
-    """Coefficients (um^2 per term) minimizing the sum of squared relative errors."""
+    """Coefficients (um^2 per term, each >= 0 but the constant) minimizing the sum of squared
+    relative errors."""
     terms = FEATURES[module]
     params = [{k: int(r[k]) for k in _param_names(r)} for _, r in rows.iterrows()]
     y = np.array([row_um2(r) for _, r in rows.iterrows()])
@@ -29,7 +30,8 @@ def fit_module(module: str, rows: pd.DataFrame) -> dict:
     if len(y) < len(terms):
         raise ValueError(f"{module}: {len(y)} synthesized configurations for {len(terms)} terms; "
                          "hint: synthesize the whole grid (--fit)")
-    coef, *_ = np.linalg.lstsq(x / y[:, None], np.ones(len(y)), rcond=None)
+    coef = _nonnegative_lstsq(x / y[:, None], np.ones(len(y)),
+                              free=[name == "1" for name, _ in terms])
     fitted = x @ coef
     rel = fitted / y - 1
     grid = [{**p, "cells": int(r["cells"]), "um2": round(float(a), 1),
@@ -40,9 +42,41 @@ def fit_module(module: str, rows: pd.DataFrame) -> dict:
             "rms_rel_err": round(float(np.sqrt((rel ** 2).mean())), 4), "grid": grid}
 
 
+def _nonnegative_lstsq(a: np.ndarray, b: np.ndarray, free: list[bool]) -> np.ndarray:
+    """Least squares with every coefficient >= 0 except the `free` ones (the constant): each
+    term grows with its parameters, so a larger configuration is never priced smaller. Exact by
+    trying every set of nonzero terms (at most 2^5 small solves): the best feasible one."""
+    n = a.shape[1]
+    best, best_res = None, np.inf
+    for mask in range(1, 2 ** n):
+        cols = [j for j in range(n) if mask >> j & 1]
+        sub, *_ = np.linalg.lstsq(a[:, cols], b, rcond=None)
+        if any(c < 0 and not free[j] for j, c in zip(cols, sub)):
+            continue
+        coef = np.zeros(n)
+        coef[cols] = sub
+        res = float(((a @ coef - b) ** 2).sum())
+        if res < best_res - 1e-15:
+            best, best_res = coef, res
+    return best
+
+
 def _param_names(row: pd.Series) -> list[str]:
     """The HDL parameters a row was synthesized with, from its config text "R=4 C=4"."""
     return [kv.split("=")[0] for kv in row["config"].split()]
+
+
+def _one_rtl(module: str, rows: pd.DataFrame) -> str | None:
+    """The digest of the RTL every grid row of `module` was synthesized from (rows of older
+    tables have none); a grid of mixed RTL versions fits no single design."""
+    if "rtl_sha256" not in rows:
+        return None
+    digests = sorted(set(rows["rtl_sha256"].dropna()))
+    if len(digests) > 1 or (digests and rows["rtl_sha256"].isna().any()):
+        raise ValueError(f"{module}: the grid was synthesized from {len(digests)} RTL versions "
+                         f"({', '.join(digests)}, and undated rows); hint: run "
+                         "`python -m experiments.rtl_area --fit --resynth`")
+    return digests[0] if digests else None
 
 
 def fit_and_write(table: pd.DataFrame, grid: dict, path=FIT) -> str:
@@ -56,6 +90,7 @@ def fit_and_write(table: pd.DataFrame, grid: dict, path=FIT) -> str:
             raise ValueError(f"{module}: no synthesis of {'; '.join(missing)}; hint: run "
                              "`python -m experiments.rtl_area --fit`")
         modules[module] = fit_module(module, rows.loc[wanted].reset_index())  # grid order
+        modules[module]["rtl_sha256"] = _one_rtl(module, rows.loc[wanted])
     data = {
         "about": "area model of the RTL modules: standard-cell um^2 = sum(coef_um2 * term), "
                  "fitted to Yosys synthesis (synth; stat) of rtl/ over the grid below; see "
@@ -64,14 +99,15 @@ def fit_and_write(table: pd.DataFrame, grid: dict, path=FIT) -> str:
         "cell_library": cell_lib.LIBRARY,
         "cell_um2": cell_lib.NANGATE45_UM2,
         "fit": "least squares on relative error (rows weighted by 1/um2)",
-        "regenerate": "python -m experiments.rtl_area --fit",
+        "regenerate": "python -m experiments.rtl_area --fit --resynth",
+        "rtl_sha256": "per module: experiments.rtl_area.rtl_digest of the rtl/ files synthesized",
         "modules": modules,
     }
     write_atomic(path, json.dumps(data, indent=1) + "\n")
     reload_fit()
-    lines = [f"{'module':<12} {'points':>6} {'max |err|':>9} {'rms err':>8}  coefficients (um^2)"]
+    lines = [f"{'module':<14} {'points':>6} {'max |err|':>9} {'rms err':>8}  coefficients (um^2)"]
     for m, d in modules.items():
         coef = ", ".join(f"{t}: {c:g}" for t, c in zip(d["terms"], d["coef_um2"]))
-        lines.append(f"{m:<12} {len(d['grid']):>6} {d['max_abs_rel_err']:>9.2%} "
+        lines.append(f"{m:<14} {len(d['grid']):>6} {d['max_abs_rel_err']:>9.2%} "
                      f"{d['rms_rel_err']:>8.2%}  {coef}")
     return "\n".join(lines) + f"\nwrote {path}"

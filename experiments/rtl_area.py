@@ -17,6 +17,7 @@ reads (docs/energy.md).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import re
 import shutil
 import subprocess
@@ -28,7 +29,8 @@ from pathlib import Path
 import pandas as pd
 
 from npusim.hw.area import CSV, PARAM_COLUMNS, config_text
-from npusim.hw.rtl_params import AREA_SOURCES, UNIT_SOURCES, UNIT_TOPS, unit_params
+from npusim.hw.area import RAW_MATRIX_UNITS
+from npusim.hw.rtl_params import AREA_SOURCES, MATRIX_ENGINES, UNIT_SOURCES, UNIT_TOPS, unit_params
 
 ROOT = Path(__file__).resolve().parents[1]
 RTL = ROOT / "rtl"
@@ -38,16 +40,24 @@ SWEEP = {
     "matrix": ["npu -array=4x4", "npu -array=8x8", "npu -array=16x16"],
     "vector": ["npu -vector-lanes=4", "npu -vector-lanes=16", "npu -vector-lanes=64"],
     "dma": ["npu-tiny", "npu-edge", "npu-server"],
+    "matrix_os": ["npu -array=4x4 -dataflow=os", "npu -array=8x8 -dataflow=os",
+                  "npu -array=16x16 -dataflow=os"],
 }
+# The raw table's units: the RTL units, and the output-stationary matrix engine (tb_matrix's
+# OS=1) as "matrix_os", with the matrix unit's sources and HDL parameters.
+RAW_TOPS = {**UNIT_TOPS, "matrix_os": MATRIX_ENGINES["os"]}
+RAW_SOURCES = {**UNIT_SOURCES, "matrix_os": UNIT_SOURCES["matrix"]}
 TIMEOUT_S = 900
 
 # The area model's fitting grid: HDL parameters per module (npusim.hw.rtl_params.AREA_SOURCES).
-# Small on purpose (about 8 minutes of Yosys on one core); the out-of-grid check is
-# rtl_tests/test_area_fit.py. Parameters a module has but the grid leaves out keep their
+# Small on purpose (Yosys time, docs/energy.md); the out-of-grid check is
+# tests/npusim/hw/test_hw_area.py. Parameters a module has but the grid leaves out keep their
 # RTL defaults (AW=20, IW=10, SW=5).
+_MATRIX_GRID = [{"R": r, "C": c} for r, c in
+                ((4, 4), (8, 8), (16, 16), (32, 32), (4, 16), (16, 4), (32, 8), (8, 32))]
 FIT_GRID = {
-    "matrix_unit": [{"R": r, "C": c} for r, c in
-                    ((4, 4), (8, 8), (16, 16), (32, 32), (4, 16), (16, 4), (32, 8))],
+    "matrix_unit": _MATRIX_GRID,
+    "matrix_unit_os": _MATRIX_GRID,  # the same points: ws and os compare at every grid size
     "vector_unit": [{"L": lanes, "P": p} for lanes, p in
                     ((4, 4), (16, 4), (64, 4), (8, 2), (8, 8), (32, 6))],
     "dma_engine": [{"BW": bw, "SETUP": s, "PAD_LANES": f} for bw, s, f in
@@ -78,19 +88,28 @@ def parse_stat(text: str) -> dict:
     return out
 
 
+def rtl_digest(files: list[str]) -> str:
+    """sha256 (16 hex digits) of these rtl/ files, in order: which RTL a synthesis row is of.
+    npu_isa.vh is left out: every spec edit regenerates it, moving decode by a few cells."""
+    h = hashlib.sha256()
+    for f in files:
+        h.update(f.encode() + b"\0" + (RTL / f).read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
 def synthesize(unit: str, params: dict, timeout_s: int = TIMEOUT_S) -> dict:
     """Run Yosys on one unit ("matrix", "vector", "dma") or area module ("matrix_unit", ...,
     npusim.hw.rtl_params.AREA_SOURCES) with `params`; return cells, transistors, per-type
-    counts, seconds."""
+    counts, seconds and the digest of the sources."""
     if shutil.which("yosys") is None:
         raise RuntimeError("yosys is not installed (Debian: apt-get install yosys)")
-    if unit in UNIT_TOPS:
-        top, files = UNIT_TOPS[unit], UNIT_SOURCES[unit]
+    if unit in RAW_TOPS:
+        top, files = RAW_TOPS[unit], RAW_SOURCES[unit]
     elif unit in AREA_SOURCES:
         top, files = unit, AREA_SOURCES[unit]
     else:
         raise KeyError(f"unknown unit or module '{unit}'; known: "
-                       f"{', '.join([*UNIT_TOPS, *AREA_SOURCES])}")
+                       f"{', '.join([*RAW_TOPS, *AREA_SOURCES])}")
     sources = " ".join(str(RTL / f) for f in files)
     chparam = " ".join(f"-set {k} {v}" for k, v in params.items())
     start = time.monotonic()
@@ -107,17 +126,19 @@ def synthesize(unit: str, params: dict, timeout_s: int = TIMEOUT_S) -> dict:
         if run.returncode:
             raise RuntimeError(f"yosys failed on {unit} {params}:\n{run.stderr[-2000:]}")
         text = stat.read_text()
-    return {**parse_stat(text), "seconds": round(time.monotonic() - start, 1)}
+    return {**parse_stat(text), "seconds": round(time.monotonic() - start, 1),
+            "rtl_sha256": rtl_digest(files)}
 
 
 def run_sweep(jobs: list[tuple], timeout_s: int) -> pd.DataFrame:
     """Synthesize each (unit, Target) or (module, {param: value}) job; one row per success."""
     rows = []
     for unit, target in jobs:
-        params = dict(target) if isinstance(target, dict) else unit_params(unit, target)
+        params = dict(target) if isinstance(target, dict) else \
+            unit_params("matrix" if unit in RAW_MATRIX_UNITS.values() else unit, target)
         if isinstance(target, dict):
             target = ""
-        print(f"synthesizing {UNIT_TOPS.get(unit, unit)} {config_text(params)} ...",
+        print(f"synthesizing {RAW_TOPS.get(unit, unit)} {config_text(params)} ...",
               file=sys.stderr, flush=True)
         try:
             result = synthesize(unit, params, timeout_s)
@@ -136,7 +157,7 @@ def save(table: pd.DataFrame, path: Path = CSV) -> pd.DataFrame:
         keep = ~old.set_index(["unit", "config"]).index.isin(table.set_index(["unit", "config"]).index)
         table = pd.concat([old[keep], table], ignore_index=True)
     lead = [c for c in ["unit", "config", "target", *PARAM_COLUMNS, "cells", "transistors",
-                        "seconds"] if c in table]
+                        "seconds", "rtl_sha256"] if c in table]
     table = table[lead + sorted(c for c in table.columns if c not in lead)]
     path.parent.mkdir(parents=True, exist_ok=True)
     table.sort_values(["unit", "cells"]).to_csv(path, index=False)
@@ -160,14 +181,20 @@ def main(argv=None) -> int:
         from experiments.area_fit import fit_and_write
         table = pd.read_csv(CSV) if CSV.exists() else pd.DataFrame(columns=["unit", "config"])
         have = set(zip(table["unit"], table["config"]))
-        jobs = [(m, p) for m, grid in FIT_GRID.items() for p in grid
-                if args.resynth or (m, config_text(p)) not in have]
-        if jobs:
-            table = save(run_sweep(jobs, args.timeout))
+        for module, grid in FIT_GRID.items():  # saved per module: a long run keeps what it did
+            jobs = [(module, p) for p in grid
+                    if args.resynth or (module, config_text(p)) not in have]
+            if jobs:
+                table = save(run_sweep(jobs, args.timeout))
         print(fit_and_write(table, FIT_GRID))
         return 0
     if args.target:
-        jobs = [(u, t) for t in args.target for u in (args.unit or SWEEP)]
+        from isa.target import Target
+        jobs = []
+        for t in args.target:  # the matrix engine of the Target's dataflow
+            raw = {"matrix": RAW_MATRIX_UNITS[Target.create(t).dataflow]}
+            units = args.unit or [u for u in SWEEP if u not in RAW_MATRIX_UNITS.values()]
+            jobs += [(raw.get(u, u), t) for u in dict.fromkeys(units)]
     else:
         jobs = [(u, t) for u in (args.unit or SWEEP) for t in SWEEP[u]]
     table = save(run_sweep(jobs, args.timeout))

@@ -60,6 +60,16 @@ def test_core_area_counts_one_dma_per_engine(tmp_path):
     assert core_area("npu-tiny -dma-engines=2", csv)["dma"] == 60
 
 
+def test_core_area_takes_the_engine_of_the_dataflow(tmp_path):
+    csv = _table(tmp_path)
+    save(pd.DataFrame([{"unit": "matrix_os", "config": "R=4 C=4", "target": "t", "R": 4, "C": 4,
+                        "cells": 130}]), csv)
+    assert core_area("npu-tiny -dataflow=os", csv)["matrix"] == 130
+    assert core_area("npu-tiny", csv)["matrix"] == 100
+    with pytest.raises(KeyError, match="no area for matrix_os R=8 C=8"):
+        core_area("npu-tiny -array=8x8 -dataflow=os", csv)
+
+
 def test_save_replaces_a_resynthesized_configuration(tmp_path):
     csv = _table(tmp_path)
     save(pd.DataFrame([{"unit": "matrix", "config": "R=4 C=4", "target": "t", "R": 4, "C": 4,

@@ -13,7 +13,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from npusim.hw.rtl_params import UNITS, area_params, unit_params
+from npusim.hw.rtl_params import MATRIX_AREA_MODULES, UNITS, area_params, unit_params
 
 CSV = Path(__file__).with_name("rtl_area.csv")
 FIT = Path(__file__).with_name("area_fit.json")
@@ -21,14 +21,21 @@ PARAM_COLUMNS = ["R", "C", "L", "P", "BW", "SETUP", "PAD_LANES", "Q", "NU", "NSE
 SWEEP_HINT = "python -m experiments.rtl_area --target '<a target with it>'"
 FIT_HINT = "python -m experiments.rtl_area --fit"
 
-# Each module's area terms: the fit finds one um^2 coefficient per term. The matrix unit has
+# Each module's area terms: the fit finds one um^2 coefficient per term, each >= 0 but the
+# constant (experiments/area_fit.py), so no parameter shrinks a module. The matrix unit has
 # R*C PEs, input skew registers O(R^2), output de-skew O(C^2) and per-lane address logic
-# O(R + C); a vector lane is L copies plus P pipeline stages of L lanes; a DMA channel has
-# two address chains of BW byte lanes and a PAD_LANES-wide zero-fill walker.
+# O(R + C); the output-stationary one R*C accumulating PEs and the R-row readout mux, input
+# skew O(R^2), weight skew O(C^2), and a row lane's im2col (a pixel's address: multipliers)
+# much larger than a column lane's weight address, so R and C are terms of their own; a vector
+# unit is L lanes plus P pipeline stages of L lanes; a DMA channel has two address chains of
+# BW byte lanes and a PAD_LANES-wide zero-fill walker.
 FEATURES = {
     "matrix_unit": (("1", lambda p: 1), ("R*C", lambda p: p["R"] * p["C"]),
                     ("R^2", lambda p: p["R"] ** 2), ("C^2", lambda p: p["C"] ** 2),
                     ("R+C", lambda p: p["R"] + p["C"])),
+    "matrix_unit_os": (("1", lambda p: 1), ("R*C", lambda p: p["R"] * p["C"]),
+                       ("R^2", lambda p: p["R"] ** 2), ("C^2", lambda p: p["C"] ** 2),
+                       ("R", lambda p: p["R"]), ("C", lambda p: p["C"])),
     "vector_unit": (("1", lambda p: 1), ("L", lambda p: p["L"]), ("P", lambda p: p["P"]),
                     ("L*P", lambda p: p["L"] * p["P"])),
     "dma_engine": (("1", lambda p: 1), ("BW", lambda p: p["BW"]),
@@ -47,11 +54,15 @@ SRAM_BITCELL_UM2 = 0.346
 SRAM_ARRAY_EFFICIENCY = 0.70
 SRAM_MM2_PER_KIB = 8 * 1024 * SRAM_BITCELL_UM2 / SRAM_ARRAY_EFFICIENCY / 1e6
 
-# fp16 PEs (the RTL is int8 only): the int8 PE with its 8-bit multiplier and 32-bit adder
-# replaced by a 16-bit FP multiplier and a 32-bit FP adder (fp32 accumulation), at the 45 nm
-# areas of M. Horowitz, "Computing's energy problem (and what we can do about it)", ISSCC 2014:
-# 8b mult 282, 32b add 137, 16b FP mult 1640, 32b FP add 4184 um^2.
+# fp16 PEs (the RTL is int8 only): the int8 PE (ws or os alike) with its 8-bit multiplier and
+# 32-bit adder replaced by a 16-bit FP multiplier and a 32-bit FP adder (fp32 accumulation), at
+# the 45 nm areas of M. Horowitz, "Computing's energy problem (and what we can do about it)",
+# ISSCC 2014: 8b mult 282, 32b add 137, 16b FP mult 1640, 32b FP add 4184 um^2.
 FP16_PE_EXTRA_UM2 = (1640 + 4184) - (282 + 137)
+
+# the raw table's matrix engine of each dataflow (experiments/rtl_area.py's "matrix_os" is
+# matrix_engine_os)
+RAW_MATRIX_UNITS = {"ws": "matrix", "os": "matrix_os"}
 
 COMPONENTS = ("matrix", "vector", "dma", "dispatch")  # then sram_<buffer> for each buffer
 
@@ -84,7 +95,8 @@ def module_um2(module: str, params: dict, fit: dict | None = None) -> float:
 
 
 def core_breakdown_mm2(target) -> dict[str, float]:
-    """mm^2 of one core by component: matrix, vector, dma (all channels), dispatch, sram_*."""
+    """mm^2 of one core by component: matrix (the unit of the Target's dataflow), vector, dma
+    (all channels), dispatch, sram_*."""
     from isa.target import Target
     return dict(_core_parts(Target.create(target)))
 
@@ -92,9 +104,11 @@ def core_breakdown_mm2(target) -> dict[str, float]:
 @lru_cache(maxsize=1024)  # every simulate() prices its Target's leakage; a DSE reuses Targets
 def _core_parts(t) -> tuple:
     fit = load_fit()
-    um2 = {m: module_um2(m, area_params(m, t), fit) for m in FEATURES}
+    matrix_module = MATRIX_AREA_MODULES[t.dataflow]  # the core has one matrix unit, its dataflow's
+    um2 = {m: module_um2(m, area_params(m, t), fit) for m in FEATURES
+           if m not in MATRIX_AREA_MODULES.values() or m == matrix_module}
     nu = area_params("dispatcher", t)["NU"]
-    matrix = um2["matrix_unit"]
+    matrix = um2[matrix_module]
     if t.dtype == "fp16":
         matrix += FP16_PE_EXTRA_UM2 * t.array_rows * t.array_cols
     parts = {
@@ -129,9 +143,9 @@ def config_text(params: dict) -> str:
 
 
 def rtl_area(unit: str, csv: Path = CSV, **params) -> int:
-    """Generic-gate cells of `unit` ("matrix", "vector", "dma", or an area-model module such as
-    "matrix_unit") with these HDL parameters, e.g. rtl_area("matrix", R=8, C=8); parameters
-    left out match any value."""
+    """Generic-gate cells of `unit` ("matrix", "matrix_os", "vector", "dma", or an area-model
+    module such as "matrix_unit") with these HDL parameters, e.g. rtl_area("matrix", R=8, C=8);
+    parameters left out match any value."""
     import pandas as pd
     if not Path(csv).exists():
         raise FileNotFoundError(f"{csv} does not exist; run `python -m experiments.rtl_area`")
@@ -153,10 +167,12 @@ def rtl_area(unit: str, csv: Path = CSV, **params) -> int:
 
 
 def core_area(target, csv: Path = CSV) -> dict:
-    """Cells of one core's units for a Target: matrix + vector + one DMA per dma engine."""
+    """Cells of one core's units for a Target: matrix (its dataflow's engine) + vector + one
+    DMA per dma engine."""
     from isa.target import Target
     t = Target.create(target)
-    parts = {u: rtl_area(u, csv, **unit_params(u, t)) for u in UNITS}
+    raw = {"matrix": RAW_MATRIX_UNITS[t.dataflow]}
+    parts = {u: rtl_area(raw.get(u, u), csv, **unit_params(u, t)) for u in UNITS}
     parts["dma"] *= t.dma_engines
     parts["total"] = sum(parts.values())
     return parts

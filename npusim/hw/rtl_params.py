@@ -24,6 +24,8 @@ UNITS = tuple(UNIT_SOURCES)  # the unit classes of the ISA's unit enum that have
 # vector unit, one DMA channel, and the dispatch logic (dispatcher, one queue, the semaphores).
 AREA_SOURCES = {
     "matrix_unit": ["matrix_unit.v", "conv_im2col.v", *UNIT_SOURCES["matrix"]],
+    # the output-stationary matrix unit (-dataflow=os): its own per-lane im2col, no conv_im2col
+    "matrix_unit_os": ["matrix_unit_os.v", *UNIT_SOURCES["matrix"]],
     "vector_unit": UNIT_SOURCES["vector"],
     "dma_engine": UNIT_SOURCES["dma"],
     "dispatcher": ["dispatcher.v"],
@@ -75,8 +77,12 @@ def queued_units(t: Target) -> int:
     return 2 + t.dma_engines
 
 
+# the area module of each array dataflow: the matrix unit npu_core instantiates for it
+MATRIX_AREA_MODULES = {"ws": "matrix_unit", "os": "matrix_unit_os"}
+
 AREA_PARAMS = {
     "matrix_unit": matrix_params,
+    "matrix_unit_os": matrix_params,
     "vector_unit": vector_params,
     "dma_engine": dma_params,
     "dispatcher": lambda t: {"NU": queued_units(t)},

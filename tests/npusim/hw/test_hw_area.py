@@ -5,11 +5,13 @@ import shutil
 
 import pytest
 
-from experiments.rtl_area import FIT_GRID, synthesize
+from experiments.area_fit import row_um2
+from experiments.rtl_area import FIT_GRID, rtl_digest, synthesize
 from isa.target import Target
-from npusim.hw.area import (FP16_PE_EXTRA_UM2, SRAM_MM2_PER_KIB, area_breakdown, area_mm2,
+from npusim.hw.area import (CSV, FP16_PE_EXTRA_UM2, SRAM_MM2_PER_KIB, area_breakdown, area_mm2,
                             config_text, load_fit, module_um2)
 from npusim.hw.cell_lib import cell_um2, cells_um2
+from npusim.hw.rtl_params import AREA_SOURCES
 
 FIT_ERROR = 0.10  # the fit's stated accuracy outside its grid (docs/energy.md)
 
@@ -75,8 +77,82 @@ def test_cells_are_priced_by_type():
         cell_um2("FOO")
 
 
+def _synthesized_um2(module: str, params: dict) -> float:
+    """um^2 of the shipped synthesis (rtl_area.csv) of one grid configuration."""
+    import pandas as pd
+    table = pd.read_csv(CSV)
+    rows = table[(table["unit"] == module) & (table["config"] == config_text(params))]
+    assert len(rows) == 1, (module, params)
+    return row_um2(rows.iloc[0])
+
+
+def test_the_fit_reproduces_the_synthesized_grid_within_its_stated_error():
+    """Every grid point's fitted um^2 against Yosys's cells priced (rtl_area.csv), within the
+    module's max_abs_rel_err (area_fit.json, rounded to 4 digits)."""
+    fit = load_fit()
+    for module, points in FIT_GRID.items():
+        err = fit["modules"][module]["max_abs_rel_err"]
+        for p in points:
+            assert module_um2(module, p) == pytest.approx(_synthesized_um2(module, p),
+                                                          rel=err + 5e-5), (module, p)
+
+
+def test_the_shipped_fit_is_of_the_current_rtl():
+    """area_fit.json was fitted to synthesis of today's rtl/ (a changed unit moves its area)."""
+    fit = load_fit()
+    for module, files in AREA_SOURCES.items():
+        assert fit["modules"][module]["rtl_sha256"] == rtl_digest(files), \
+            f"{module}: rtl/ {', '.join(files)} changed since the area fit; hint: run " \
+            "`python -m experiments.rtl_area --fit --resynth`"
+
+
+@pytest.mark.parametrize("r,c", [(p["R"], p["C"]) for p in FIT_GRID["matrix_unit_os"]])
+def test_os_and_ws_matrix_units_differ_as_synthesized(r, c):
+    """-dataflow=os prices matrix_unit_os: at every grid size its fitted area differs from the
+    weight-stationary unit's in the direction of the synthesis, by the synthesized amount
+    within the two fits' stated errors; nothing else moves."""
+    p = {"R": r, "C": c}
+    ws, os_ = (area_breakdown(f"npu -array={r}x{c} -dataflow={d}") for d in ("ws", "os"))
+    synth = {m: _synthesized_um2(m, p) for m in ("matrix_unit", "matrix_unit_os")}
+    fit = load_fit()["modules"]
+    # Yosys: os is larger on square and tall arrays (a pixel's im2col per row lane), smaller
+    # on the wide 8x32 (the ws unit's output de-skew grows as C^2)
+    bigger = (r, c) != (8, 32)
+    assert (synth["matrix_unit_os"] > synth["matrix_unit"]) == bigger
+    assert (os_["matrix"] > ws["matrix"]) == bigger
+    slack = sum((fit[m]["max_abs_rel_err"] + 5e-5) * synth[m] for m in synth) / 1e6
+    assert os_["matrix"] - ws["matrix"] == pytest.approx(
+        (synth["matrix_unit_os"] - synth["matrix_unit"]) / 1e6, abs=slack)
+    assert {k: v for k, v in os_.items() if k != "matrix"} == \
+        {k: v for k, v in ws.items() if k != "matrix"}
+
+
+def test_no_term_shrinks_a_module():
+    """Every coefficient but the constant is >= 0 and every term grows with its parameters, so
+    a larger array, more lanes, ... never price smaller (on either dataflow)."""
+    for module, d in load_fit()["modules"].items():
+        assert all(c >= 0 for t, c in zip(d["terms"], d["coef_um2"]) if t != "1"), module
+    for d in ("ws", "os"):
+        areas = [area_mm2(f"npu -array={a} -dataflow={d}") for a in ("1x31", "1x32", "2x32")]
+        assert areas == sorted(areas) and len(set(areas)) == 3, (d, areas)
+
+
+@pytest.mark.parametrize("tag", ["npu-tiny", "npu-edge", "npu-server"])
+def test_the_tags_cost_more_on_the_output_stationary_array(tag):
+    ws, os_ = area_mm2(f"{tag} -dataflow=ws"), area_mm2(f"{tag} -dataflow=os")
+    assert os_ > ws
+    assert area_mm2(tag) == ws  # the tags are weight-stationary
+
+
+def test_fp16_adds_the_same_per_pe_on_either_dataflow():
+    for d in ("ws", "os"):
+        int8, fp16 = (area_breakdown(f"npu-edge -dataflow={d}{x}") for x in ("", " -dtype=fp16"))
+        assert fp16["matrix"] - int8["matrix"] == pytest.approx(256 * FP16_PE_EXTRA_UM2 / 1e6)
+
+
 @pytest.mark.skipif(shutil.which("yosys") is None, reason="yosys is not installed")
 @pytest.mark.parametrize("module,params", [("matrix_unit", {"R": 6, "C": 6}),
+                                           ("matrix_unit_os", {"R": 6, "C": 6}),
                                            ("unit_queue", {"Q": 12})])
 def test_the_fit_predicts_configurations_outside_its_grid(module, params):
     assert params not in FIT_GRID[module]
