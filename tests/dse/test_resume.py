@@ -31,11 +31,17 @@ minimize = ["latency_ms", "energy_uj"]
 """
 
 
+def _interruptible() -> None:
+    # a foreground process: Ctrl-C reaches it even when the test runs in a background job,
+    # whose SIGINT is ignored and would be inherited (Python keeps an ignored SIGINT ignored)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start(space, db, *extra):
     return subprocess.Popen(npusim_cmd("dse", "run", space, "--storage", db, "--no-progress",
                                        *extra),
                             env=cli_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
+                            text=True, start_new_session=True, preexec_fn=_interruptible)
 
 
 def kill_after(proc, db, n, sig=signal.SIGKILL, timeout=120) -> int:
