@@ -11,7 +11,7 @@ agree to 2^-15). The work is in float32 (abuf); the output is rounded once to fl
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from math import ceil
 
@@ -20,6 +20,7 @@ import numpy as np
 from ..errors import CompilerError
 from ..ops import register_hook
 from .cost import FIELD_MAX, Hw
+from .eltwise import EltSchedule  # a chunk size, as the integer elementwise layers
 
 # a step: (mnemonic, dst, src0, src1 or scalar/bounds); names: "x" the input, "y" the output,
 # "t<i>" float32 temporaries, "k<v>" broadcast constant vectors, floats: vbias scalars
@@ -165,15 +166,6 @@ def evaluate(steps: list, x: np.ndarray) -> np.ndarray:
     return env["y"]
 
 
-@dataclass(frozen=True)
-class VecFnSchedule:
-    chunk: int
-    est: dict = field(default_factory=dict, compare=False)
-
-    def describe(self) -> str:
-        return f"chunk={self.chunk}"
-
-
 @dataclass
 class VecFnLayer:
     """y = op(x) elementwise by a program of float vector ops (fp16 Targets)."""
@@ -184,7 +176,7 @@ class VecFnLayer:
     y: str
     numel: int
     steps: list
-    schedule: VecFnSchedule | None = None
+    schedule: EltSchedule | None = None
     kind: str = "vecfn"
     note: str = ""
 
@@ -201,7 +193,7 @@ class VecFnLayer:
         return [(i, min(i + c, self.numel)) for i in range(0, self.numel, c)]
 
 
-def choose_vecfn(layer: VecFnLayer, hw: Hw) -> VecFnSchedule:
+def choose_vecfn(layer: VecFnLayer, hw: Hw) -> EltSchedule:
     vecs, scalars = constants(layer.steps)
     # abuf: every temporary and constant vector, a zero vector to build them from, scalars
     vectors = len(temporaries(layer.steps)) + len(vecs) + 1
@@ -214,7 +206,7 @@ def choose_vecfn(layer: VecFnLayer, hw: Hw) -> VecFnSchedule:
     part = layer.numel * hw.act_bytes
     dma = hw.dma_streams({"in": (n, part), "out": (n, part)})
     total = max(vec, dma) + hw.dma(chunk * hw.act_bytes) * 2 + hw.dma(chunk * 4)
-    return VecFnSchedule(chunk, {"cycles": total, "vector": vec, "dma": dma,
+    return EltSchedule(chunk, {"cycles": total, "vector": vec, "dma": dma,
                                  "dram_bytes": 2 * part,
                                  "instructions": n * (len(layer.steps) + 2)})
 
