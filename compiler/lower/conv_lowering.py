@@ -123,11 +123,11 @@ def plain_or_swapped(lw, n: Node, x_in: str, geom: ConvGeom, w, epi: Epilogue,
     margin = STACK_MARGIN if swapped is not None and swapped.stack else SWAP_MARGIN
     if swapped is not None and swapped.est["cycles"] < margin * best[0]:
         wg = geom.w + geom.pads[1] + geom.pads[3]
-        hg = geom.h + geom.pads[0] + geom.pads[2]
         grid, acc = f"{n.name}.grid", f"{n.name}.acc"
         layer = TConvLayer(n.name, x_in, n.output, geom, w, epi, grid, acc, swapped)
         layer.scratch_types = {
-            grid: ((hg, wg, geom.cin), lw.dram_dtype(lw.g.type_of(n.inputs[0]).dtype)),
+            grid: ((layer.grid_rows, wg, geom.cin),
+                   lw.dram_dtype(lw.g.type_of(n.inputs[0]).dtype)),
             acc: ((layer.positions, geom.cout),
                   "float32" if lw.fp16 else "int32")}
         layer.note = "swapped roles" + (f", {note}" if note else "")

@@ -22,7 +22,7 @@ from .epilogue import Epilogue
 FLOAT_DTYPES = ("float32", "float16")
 # rewrites that suit the NPU's array and DMA only: strided loads for strided 1x1 convs,
 # space-to-depth, swapped roles, folded kernel columns (zero taps and copies elsewhere),
-# row-Toeplitz depthwise convs (element-strided gathers)
+# row-Toeplitz depthwise convs (element-strided gathers), stacked kernel rows of swapped convs
 NPU_REWRITES = ("subsample", "s2d", "swap", "fold", "rowdw", "stack")
 
 
@@ -215,8 +215,8 @@ def lower(graph: Graph, target, hw: Hw | None = None, *, npu_rewrites: bool = Tr
     Tiles are sized for `hw` (default: the npu Target's own); a backend for another kind
     passes an Hw describing its memories (e.g. caches as buffers) to reuse the schedules.
     npu_rewrites=False turns off every NPU_REWRITES entry (what cpu/gpu backends want);
-    subsample, s2d, swap, fold, rowdw, stack turn off one each (each is used only where the cost model says
-    it is faster)."""
+    subsample, s2d, swap, fold, rowdw, stack turn off one each (each is used only where the
+    cost model says it is faster)."""
     from isa.target import Target
     import_package(__package__)  # every lowering module registers its ops' 'lower' hooks
     target = Target.create(target)

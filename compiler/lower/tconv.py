@@ -59,18 +59,70 @@ class Grid:
 
 
 @dataclass(frozen=True)
+class Stack:
+    """The stacked form's blocks: `c` grid rows `span` apart side by side (n = c * wg
+    columns), so a block shifted by one row is the next block: block j holds output rows
+    j, j + span, ... Positions are numbered block by block (j * n + i * wg + x); the grid gets
+    zero rows below so every part's rows exist."""
+
+    c: int
+    span: int
+    wg: int
+    hg: int  # grid rows, the zero rows below included
+
+    @classmethod
+    def of(cls, g: ConvGeom, c: int) -> "Stack":
+        span = ceil(g.oh / c)
+        hg = max(g.h + g.pads[0] + g.pads[2], c * span + g.kh - 1)
+        return cls(c, span, g.w + g.pads[1] + g.pads[3], hg)
+
+    @property
+    def n(self) -> int:
+        return self.c * self.wg
+
+    @property
+    def positions(self) -> int:
+        return self.span * self.n
+
+    def pairs(self, g: ConvGeom) -> list:
+        """(r, dy_lo, dy_hi, parts) per stationary tile: grid rows r + i * span for the parts i
+        holding input pixels (pad rows hold zeros: a tile of them is skipped), serving output
+        blocks r - dy for dy_lo <= dy <= dy_hi."""
+        out = []
+        for r in range(self.span + g.kh - 1):
+            lo, hi = max(0, r - self.span + 1), min(g.kh - 1, r)
+            parts = [i for i in range(self.c)
+                     if g.pads[0] <= r + i * self.span < g.pads[0] + g.h]
+            if lo <= hi and parts:
+                out.append((r, lo, hi, parts))
+        return out
+
+    def runs(self, g: ConvGeom, p0: int, p1: int) -> list:
+        """(position, output row, first column, count) of the real outputs in [p0, p1)."""
+        out = []
+        for a in range(p0 - p0 % self.wg, p1, self.wg):  # one grid row of a part at a time
+            j, i = divmod(a // self.wg, self.c)
+            oy = j + i * self.span
+            lo, hi = max(p0, a), min(p1, a + g.ow)
+            if lo < hi and oy < g.oh:
+                out.append((lo, oy, lo - a, hi - lo))
+        return out
+
+
+@dataclass(frozen=True)
 class TConvSchedule:
     m_tile: int       # output channels per accumulator tile (the gemm's m)
     n: int            # positions per stationary block (the gemm's n, <= array columns)
     group: int        # input-channel blocks per weight load
     est: dict = field(default_factory=dict, compare=False)
     parts: int = 1    # pieces of a position block's epilogue (smaller epilogue slots)
-    stack: bool = False  # blocks are grid rows and one gemm streams every kernel row's taps
+    stack: int = 0    # stacked kernel rows: grid rows per block (Stack.c); 0: not stacked
 
     def describe(self) -> str:
         return (f"swapped: m_tile={self.m_tile} n={self.n} k_blocks/load={self.group}"
                 + (f" parts={self.parts}" if self.parts > 1 else "")
-                + (" stacked" if self.stack else ""))
+                + (" stacked" + (f" x{self.stack}" if self.stack > 1 else "")
+                   if self.stack else ""))
 
     @property
     def part(self) -> int:
@@ -115,23 +167,28 @@ class TConvLayer:
         return Grid.of(self.geom)
 
     @property
+    def stacking(self) -> Stack | None:
+        return Stack.of(self.geom, self.schedule.stack) if self.schedule.stack else None
+
+    @property
+    def grid_rows(self) -> int:
+        return self.stacking.hg if self.schedule.stack else self.grid.hg
+
+    @property
     def positions(self) -> int:
-        """Grid positions of the accumulators: stacked, whole grid rows (the last one's junk
-        columns too, so every block is one gemm's n wide)."""
-        return stacked_positions(self.geom) if self.schedule.stack else self.grid.positions
+        """Positions of the accumulators: stacked, whole grid rows (the junk columns too, so
+        every block is one gemm's n wide), in Stack's order."""
+        return self.stacking.positions if self.schedule.stack else self.grid.positions
+
+    def runs(self, p0: int, p1: int) -> list:
+        """(position, output row, first column, count) of the real outputs in [p0, p1)."""
+        st = self.stacking
+        return st.runs(self.geom, p0, p1) if st else self.grid.runs(self.geom, p0, p1)
 
     def blocks(self) -> list:
         """Position blocks [p0, p1) on the grid."""
         n, total = self.schedule.n, self.positions
         return [(p, min(p + n, total)) for p in range(0, total, n)]
-
-    def stacked_rows(self) -> list:
-        """Stacked: (grid row, first dy, last dy) of each grid row holding input pixels, with
-        the kernel rows whose output row r - dy exists (pad rows hold zeros and are skipped)."""
-        g = self.geom
-        return [(r, max(0, r - g.oh + 1), min(g.kh - 1, r))
-                for r in range(g.pads[0], g.pads[0] + g.h)
-                if max(0, r - g.oh + 1) <= min(g.kh - 1, r)]
 
     def m_tiles(self) -> list:
         m, c = self.schedule.m_tile, self.geom.cout
@@ -179,16 +236,33 @@ def live_columns(w: np.ndarray, rows: int) -> list:
     return sorted(seen, key=lambda p: (p[1], p[2]))
 
 
-def stacked_positions(g: ConvGeom) -> int:
-    return g.oh * (g.w + g.pads[1] + g.pads[3])
+def whole_columns(stack: int, cin: int, rows: int) -> bool:
+    """Stacked: whether a stationary slot holds a kernel column's every channel block (one
+    gather per tile, channel blocks as planes), else one channel block's (parts as planes)."""
+    return stack == 1 and cin % rows == 0
 
 
-def stacks(g: ConvGeom, hw: Hw) -> bool:
-    """Whether a grid row fits the array's columns (n = wg), so the kernel rows can stack;
-    dilated rows would land on every dh-th block, not consecutive ones."""
+def stationary_slots(s: TConvSchedule, cin: int, x_tap: int, hw: Hw) -> int:
+    """Slots of stationary tiles in wbuf: two, or with a slot per channel block (many short
+    gathers) up to eight, so the gathers run ahead and a gather waiting for its slot does
+    not hold the in-order DMA queue, and with it the dispatcher, in front of the array's
+    next instructions."""
+    if not s.stack or whole_columns(s.stack, cin, hw.rows):
+        return 2
+    return max(2, min(8, hw.buffer_elems["wbuf"] // x_tap))
+
+
+def stack_parts(g: ConvGeom, hw: Hw) -> int:
+    """Grid rows per block of the stacked form (as many as fit the array's columns), or 0
+    where it does not apply: dilated rows would land on every dh-th block, not consecutive
+    ones; a part's gather zero-fills the dx * dw positions past its row (pad_bottom <= 7);
+    int8 only, since the accumulators are zeroed by x - x, which a float NaN left in abuf
+    would survive."""
     wg = g.w + g.pads[1] + g.pads[3]
-    # a row's gather zero-fills the dx * dw positions past its end (pad_bottom <= 7)
-    return g.dh == 1 and g.kh > 1 and wg <= hw.cols and (g.kw - 1) * g.dw <= FIELD_MAX["pad"]
+    if g.dh != 1 or g.kh == 1 or wg > hw.cols or (g.kw - 1) * g.dw > FIELD_MAX["pad"] or \
+            hw.dtype != "int8":
+        return 0
+    return min(hw.cols // wg, g.oh)
 
 
 def applies(g: ConvGeom) -> bool:
@@ -204,23 +278,33 @@ def choose_tconv(g: ConvGeom, epi: Epilogue, hw: Hw, passes: int | None = None,
     form (default all); `stack`: whether to consider it (where it applies)."""
     if not applies(g):
         return None
-    cands = _candidates(g, epi, hw, passes, table_channels, False)
-    if stack and stacks(g, hw):
-        cands += _candidates(g, epi, hw, columns, table_channels, True)
+    cands = _candidates(g, epi, hw, passes, table_channels, 0)
+    c = stack_parts(g, hw) if stack else 0
+    if c:
+        cands += _candidates(g, epi, hw, columns, table_channels, c)
     return pick(cands) if cands else None
 
 
 def _candidates(g: ConvGeom, epi: Epilogue, hw: Hw, passes: int | None,
-                table_channels: int | None, stack: bool) -> list:
+                table_channels: int | None, stack: int) -> list:
+    """The swapped schedules that fit; `stack`: grid rows per block of the stacked form."""
     grid = Grid.of(g)
     eb, elems = hw.act_bytes, hw.buffer_elems
     kblocks = ceil(g.cin / hw.rows)
+    gsize = grid.hg * grid.wg * g.cin
     if stack:
-        positions, n = stacked_positions(g), grid.wg
-        rows = [(r, lo, hi) for r in range(g.pads[0], g.pads[0] + g.h)
-                for lo, hi in [(max(0, r - g.oh + 1), min(g.kh - 1, r))] if lo <= hi]
-        nblk, gathers_per_tile, taps = g.oh, g.kw * len(rows), g.kh
-        x_tap = g.cin * n * len(rows)
+        st = Stack.of(g, stack)
+        positions, n, nblk, taps = st.positions, st.n, st.span, g.kh
+        pairs = st.pairs(g)
+        gsize = st.hg * st.wg * g.cin
+        # one gather per stationary tile where a part is the whole block, else per part and
+        # channel block (the tile is stored n x k, so parts sit side by side per block)
+        # per tile one gather of a kernel column (channel blocks as planes), or with several
+        # parts per block one of a kernel column's channel block (parts as planes)
+        whole = whole_columns(stack, g.cin, hw.rows)
+        gathers_per_tile = g.kw * len(pairs) * (1 if whole else kblocks)
+        gathered = g.kw * len(pairs) * n  # positions, per tile
+        x_tap = (g.cin if whole else hw.rows) * n * len(pairs)
         passes = g.kw * kblocks if passes is None else passes
     else:
         positions = grid.positions
@@ -231,7 +315,7 @@ def _candidates(g: ConvGeom, epi: Epilogue, hw: Hw, passes: int | None,
         x_tap = g.cin * nblk * n
         passes = g.kh * g.kw * kblocks if passes is None else passes
     cands = []
-    if 2 * x_tap > elems["wbuf"] or grid.hg * grid.wg * g.cin > elems["ibuf"] // 2 \
+    if 2 * x_tap > elems["wbuf"] or gsize > elems["ibuf"] // 2 \
             or positions > FIELD_MAX["rows"]:
         return cands
     # the table holds every channel of the layer, also when `g` is one core's share
@@ -253,13 +337,14 @@ def _candidates(g: ConvGeom, epi: Epilogue, hw: Hw, passes: int | None,
             continue  # fewer pieces fit too: no reason to split further
         for group in (1, 2, 4, 8):
             w_tile = taps * m * hw.rows * group
-            if 2 * w_tile > elems["ibuf"] - grid.hg * grid.wg * g.cin:
+            if 2 * w_tile > elems["ibuf"] - gsize:
                 continue
-            if stack:  # per pass, one gemm per grid row over the kernel rows it serves
-                pass_cycles = sum(hw.gemm((hi - lo + 1) * m, hw.rows, n) for _, lo, hi in rows)
+            if stack:  # per pass, one gemm per stationary tile over the kernel rows it serves
+                pass_cycles = sum(hw.gemm((hi - lo + 1) * m, hw.rows, n)
+                                  for _, lo, hi, _ in pairs)
                 matrix = tiles * passes * pass_cycles
-                gemms = passes * len(rows) * tiles
-                pass_cycles //= len(rows)  # one grid row's share (the tail's unit of work)
+                gemms = passes * len(pairs) * tiles
+                pass_cycles //= len(pairs)  # one tile's share (the tail's unit of work)
             else:
                 pass_cycles = hw.gemm(m, hw.rows, n)  # one gemm pass of a full-depth tap block
                 matrix = tiles * passes * nblk * pass_cycles
@@ -268,11 +353,11 @@ def _candidates(g: ConvGeom, epi: Epilogue, hw: Hw, passes: int | None,
             loads = tiles * ceil(passes / group) + gathers
             # the weights of the live passes only (the generator loads no all-zero pass)
             w_elems = min(passes * hw.rows * taps, g.kh * g.kw * g.cin) * g.cout
-            gather_b = (gathers * n if stack else tiles * g.kh * g.kw * positions) * g.cin * eb
-            nbytes = gather_b + (w_elems + 2 * grid.hg * grid.wg * g.cin
+            gather_b = (gathered if stack else g.kh * g.kw * positions) * tiles * g.cin * eb
+            nbytes = gather_b + (w_elems + 2 * gsize
                       + 8 * positions * g.cout
                       + g.oh * g.ow * g.cout * (2 if epi.residual else 1)) * eb
-            grid_b, acc_b = grid.hg * grid.wg * g.cin * eb, 4 * positions * g.cout * eb
+            grid_b, acc_b = gsize * eb, 4 * positions * g.cout * eb
             out_b = g.oh * g.ow * g.cout * eb
             dma = hw.dma_streams({
                 "in": (gathers + nblk * tiles * parts + 3, gather_b + grid_b + acc_b),
@@ -283,14 +368,14 @@ def _candidates(g: ConvGeom, epi: Epilogue, hw: Hw, passes: int | None,
             # stacked: every block's accumulators are zeroed before the passes add into them
             zero = tiles * nblk * hw.cycles("vsub", len=m * n) if stack else 0
             vector = tiles * nblk * parts * epi.cycles(hw, pn * m) + zero
-            start = hw.dma(grid.hg * grid.wg * g.cin * eb) * 2 + hw.dma(x_tap * eb) + \
+            start = hw.dma(gsize * eb) * 2 + hw.dma(x_tap * eb) + \
                 hw.dma(w_tile * eb)
             # after the last pass: each block's transpose round trip, epilogue and stores;
             # the blocks' last passes (from resident weights) overlap all but the last one's
             epi_block = hw.dma(n * m * 4) + parts * (hw.dma(pn * m * 4) + epi.cycles(hw, pn * m)
                                                      + hw.dma(pn * m * eb))
             # stacked, the resident weights also take the grid's place once it is in DRAM
-            resident = (elems["ibuf"] - (0 if stack else grid.hg * grid.wg * g.cin)
+            resident = (elems["ibuf"] - (0 if stack else gsize)
                         - 2 * w_tile) // (taps * m * hw.rows)
             hidden = min(passes - 1, max(0, resident)) * pass_cycles
             tail = epi_block + (nblk - 1) * max(0, epi_block - hidden)
