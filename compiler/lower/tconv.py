@@ -368,12 +368,13 @@ def _candidates(g: ConvGeom, epi: Epilogue, hw: Hw, passes: int | None,
             # stacked: every block's accumulators are zeroed before the passes add into them
             zero = tiles * nblk * hw.cycles("vsub", len=m * n) if stack else 0
             vector = tiles * nblk * parts * epi.cycles(hw, pn * m) + zero
-            start = hw.dma(gsize * eb) * 2 + hw.dma(x_tap * eb) + \
-                hw.dma(w_tile * eb)
+            # split over cores, every core makes these transfers at once on the shared port
+            dma1 = hw.dma_shared
+            start = dma1(gsize * eb) * 2 + dma1(x_tap * eb) + dma1(w_tile * eb)
             # after the last pass: each block's transpose round trip, epilogue and stores;
             # the blocks' last passes (from resident weights) overlap all but the last one's
-            epi_block = hw.dma(n * m * 4) + parts * (hw.dma(pn * m * 4) + epi.cycles(hw, pn * m)
-                                                     + hw.dma(pn * m * eb))
+            epi_block = dma1(n * m * 4) + parts * (dma1(pn * m * 4) + epi.cycles(hw, pn * m)
+                                                   + dma1(pn * m * eb))
             # stacked, the resident weights also take the grid's place once it is in DRAM
             resident = (elems["ibuf"] - (0 if stack else gsize)
                         - 2 * w_tile) // (taps * m * hw.rows)
