@@ -1,5 +1,5 @@
 """The conv2d lowering: the cheapest of the plain, swapped-roles, space-to-depth,
-folded-columns and strided-load candidates the cost model estimates (qnn/fused conv2d)."""
+folded-columns, im2col and strided-load candidates the cost model estimates (qnn/fused conv2d)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from .depthwise import depthwise_candidate
 from .epilogue import Epilogue
 from .fold import FoldCopyLayer, fold, make_fold_copy, with_fold_copy
 from .geometry import ConvGeom, space_to_depth, subsample
+from .im2col import Im2colCopyLayer, im2col, make_im2col_copy, with_im2col_copy
 from .tconv import TConvLayer, choose_tconv, live_columns, live_passes
 
 SWAP_MARGIN = 0.9
@@ -63,13 +64,22 @@ def lower_conv(lw, n: Node) -> None:
                                         useful=geom.macs)
         cands.append((with_fold_copy(copy, layers[0].schedule.est, lw.hw),
                        [copy] + layers))
+    im = im2col(geom, lw.hw.rows) if "im2col" in lw.rewrites else None
+    copy = im and make_im2col_copy(f"{n.name}.im2col", x_in, f"{x_in}.im2col.{n.name}", im,
+                                   lw.hw)
+    if copy is not None:  # the window as channels: ceil(K / R) passes (lower/im2col.py)
+        cost, layers = plain_or_swapped(lw, n, copy.y, im.new, im.weights(w), epi,
+                                        note="im2col", useful=geom.macs)
+        cands.append((with_im2col_copy(copy, layers[0].schedule.est, lw.hw), [copy] + layers))
     dw = depthwise_candidate(lw, n.name, x_in, n.output, geom, w, epi) \
         if "rowdw" in lw.rewrites else None
     if dw is not None:
         cands.append(dw)
     cost, layers = min(cands, key=lambda c: c[0])
     for layer in layers:  # register the DRAM tensors of the chosen candidate only
-        if isinstance(layer, (CopyLayer, FoldCopyLayer)):
+        if isinstance(layer, Im2colCopyLayer):
+            lw.add_tensor(layer.y, layer.im.y_shape, x.dtype)
+        elif isinstance(layer, (CopyLayer, FoldCopyLayer)):
             new = layer.f.new if isinstance(layer, FoldCopyLayer) else rewrite.new
             lw.add_tensor(layer.y, (new.n, new.h, new.w, new.cin), x.dtype)
         for name, (shape, dtype) in getattr(layer, "scratch_types", {}).items():

@@ -124,7 +124,8 @@ def test_each_conv_rewrite_is_chosen_where_it_pays_and_is_bit_exact(shape, kinds
                     shape["stride"], shape["k"] // 2, residual=shape.get("residual", False))
     lowered, result = run_and_compare(g, "npu-edge")
     assert [type(layer).__name__ for layer in lowered.layers] == kinds
-    plain, slow = run_and_compare(g, "npu-edge", s2d=False, swap=False, fold=False)
+    plain, slow = run_and_compare(g, "npu-edge", s2d=False, swap=False, fold=False,
+                                  im2col=False)
     assert [type(layer).__name__ for layer in plain.layers] == ["ConvLayer"]
     assert result.cycles < slow.cycles
 
