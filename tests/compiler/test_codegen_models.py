@@ -163,6 +163,7 @@ def test_stacked_forms_the_cost_model_may_not_pick_are_bit_exact(monkeypatch, h,
     monkeypatch.setattr(cl, "choose_schedule", lambda *a, **k: replace(
         plain(*a, **k), est={"cycles": 10 ** 9, "instructions": 0}))
     monkeypatch.setattr(tc, "pick", lambda c: pick([s for s in c if s.stack] or c))
+    monkeypatch.setattr(tc, "STACK_WIN", float("inf"))
     g = qconv_graph(1, h, h, cin, cout, 3, 1, 1, residual=True, seed=7)
     lowered, _ = run_and_compare(g, tag, fold=False)
     (layer,) = lowered.layers
