@@ -125,6 +125,8 @@ def float_front_half(model, *, shape_limits: bool = False, **model_kwargs) -> tu
             from .shape_limits import check_shape_limits
             check_shape_limits(source)
         g = build_float(source)
+        from .host import split_host_lookups
+        split_host_lookups(g)  # token ids: the host's embedding lookups, before the NPU
         return source, g, split_host_softmax(g)
 
     from .cache import cached

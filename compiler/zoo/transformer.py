@@ -70,17 +70,42 @@ class _Blocks:
         return self.linear(y, self.ffn, self.h, f"{name}.fc2", gain=0.5)
 
 
+def _embed(b: GraphBuilder, name: str, seq: int, hidden: int, vocab: int, positions: int,
+           first: int, seed: int, token_type: bool = False):
+    """Token ids (1, seq) int64 -> the embedded sequence (1, seq, hidden): the word
+    embedding's rows gathered by the ids (an embedding lookup: on the host, before the NPU),
+    plus the learned position embedding of positions first .. first + seq - 1 (a constant:
+    the positions are known at compile time; BERT's token-type-0 row joins it). Tables from
+    their own generator, so the blocks' weights are those of the embedded-input form."""
+    if first + seq > positions:
+        raise ZooError(f"{name}: positions {first}..{first + seq - 1} pass the position "
+                       f"table's {positions} rows; use a shorter sequence")
+    p = ParamGen(seed + 7919)
+    word = p.normal((vocab, hidden), 1.0)
+    pos = p.normal((positions, hidden), 0.5)[first:first + seq]
+    if token_type:
+        pos = pos + p.normal((2, hidden), 0.5)[0]
+    ids = b.input("input_ids", (1, seq), "int64")
+    x = b.op("embedding", [b.const(word, "emb.word_table"), ids], name="emb.word")
+    return b.add(x, b.const(pos.reshape(1, seq, hidden).astype(np.float32), "emb.pos_table"),
+                 name="emb.pos")
+
+
 def _causal(seq: int) -> np.ndarray:
     keep = np.tril(np.ones((seq, seq), bool))
     return np.where(keep, 0.0, MASK_DROP).astype(np.float32).reshape(1, 1, seq, seq)
 
 
 def bert_tiny(seq: int = 128, hidden: int = 128, heads: int = 2, layers: int = 2,
-              ffn: int | None = None, seed: int = 0):
-    """BERT-tiny encoder (2 layers, hidden 128, 2 heads, seq 128): post-LN blocks over the
-    embedded tokens (1, seq, hidden); the embedding lookup is the host's."""
+              ffn: int | None = None, vocab: int = 30522, positions: int = 512,
+              embedded: bool = False, seed: int = 0):
+    """BERT-tiny encoder (2 layers, hidden 128, 2 heads, seq 128): token ids `input_ids`
+    (1, seq) int64, the word embedding looked up on the host, position and token-type
+    embeddings added on the NPU, post-LN blocks. embedded=True: the input is the embedded
+    sequence `embeddings` (1, seq, hidden) instead (the lookup and the adds are the caller's)."""
     m = _Blocks("bert_tiny", hidden, heads, ffn or 4 * hidden, seed)
-    x = m.b.input("embeddings", (1, seq, hidden))
+    x = m.b.input("embeddings", (1, seq, hidden)) if embedded else \
+        _embed(m.b, "bert_tiny", seq, hidden, vocab, positions, 0, seed, token_type=True)
     x = m.norm(x, "emb.ln")
     for i in range(layers):
         a, _ = m.attention(x, seq, f"l{i}.attn")
@@ -118,15 +143,20 @@ def vit_tiny(resolution: int = 224, patch: int = 16, hidden: int = 192, heads: i
 
 
 def gpt2(seq: int = 128, decode: bool = False, hidden: int = 768, heads: int = 12,
-         layers: int = 12, ffn: int | None = None, vocab: int = 50257, seed: int = 0):
-    """GPT-2 small (12 layers, hidden 768, 12 heads): a causal prefill of `seq` embedded
-    tokens, or with decode=True one token attending to a KV cache of `seq` earlier ones
-    (inputs past_k/past_v per layer, outputs the appended caches); logits of the last token
-    (the LM head, vocab 50257)."""
+         layers: int = 12, ffn: int | None = None, vocab: int = 50257, positions: int = 1024,
+         embedded: bool = False, seed: int = 0):
+    """GPT-2 small (12 layers, hidden 768, 12 heads): a causal prefill of `seq` tokens, or
+    with decode=True one token (at position seq) attending to a KV cache of `seq` earlier
+    ones (inputs past_k/past_v per layer, outputs the appended caches); logits of the last
+    token (the LM head, vocab 50257). The input is token ids `input_ids` (1, seq or 1) int64
+    (the word embedding looked up on the host, the position embedding added on the NPU), or
+    with embedded=True the embedded tokens `embeddings` (1, seq or 1, hidden)."""
     m = _Blocks("gpt2", hidden, heads, ffn or 4 * hidden, seed)
     b = m.b
     steps = 1 if decode else seq
-    x = b.input("embeddings", (1, steps, hidden))
+    x = b.input("embeddings", (1, steps, hidden)) if embedded else \
+        _embed(b, "gpt2", steps, hidden, vocab, max(positions, seq + 1),
+               seq if decode else 0, seed)
     mask = None if decode or seq == 1 else b.const(_causal(seq), "causal_mask")
     presents = []
     for i in range(layers):

@@ -119,7 +119,9 @@ def test_bert_tiny_with_its_gelu_runs_on_the_fp16_path():
     compiler.lower.vecfn (vrecip and vexp in their IEEE forms), the rest as above."""
     c = flow.compile("bert-tiny", "npu-edge -dtype=fp16", evaluate=None,
                      seq=16, hidden=32, heads=2, layers=2)
+    # eltwise: the position embedding added to the token rows the host gathered
     assert {layer["kind"] for layer in c.artifact.layers} == \
-        {"conv", "layernorm", "matmul", "softmax", "vecfn"}
+        {"conv", "eltwise", "layernorm", "matmul", "softmax", "vecfn"}
+    assert [e.pre for e in c.artifact.inputs] == [(("gather", ("emb.word_table", 0)),)]
     v = flow.verify(c, flow.simulate(c))
     assert v.verified is True and v.snr_db > 50, v
