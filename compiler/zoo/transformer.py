@@ -115,10 +115,12 @@ def bert_tiny(seq: int = 128, hidden: int = 128, heads: int = 2, layers: int = 2
 
 
 def vit_tiny(resolution: int = 224, patch: int = 16, hidden: int = 192, heads: int = 3,
-             layers: int = 12, ffn: int | None = None, num_classes: int = 1000, seed: int = 0):
-    """ViT-Ti/16 (12 layers, hidden 192, 3 heads): a 16x16/16 patch conv, a learned position
-    embedding, pre-LN blocks over the patch tokens, a final LN, the mean over tokens (no class
-    token) and the class head."""
+             layers: int = 12, ffn: int | None = None, num_classes: int = 1000,
+             class_token: bool = True, seed: int = 0):
+    """ViT-Ti/16 (12 layers, hidden 192, 3 heads): a 16x16/16 patch conv, the learned class
+    token prepended to the patch tokens (a concat of a constant), a learned position
+    embedding, pre-LN blocks, and the class token's final LN into the class head.
+    class_token=False: no class token, the head reads the mean over the patch tokens."""
     if resolution % patch:
         raise ZooError(f"vit_tiny: resolution {resolution} is not a multiple of the patch "
                        f"{patch}")
@@ -127,13 +129,24 @@ def vit_tiny(resolution: int = 224, patch: int = 16, hidden: int = 192, heads: i
     img = b.input("input", (1, 3, resolution, resolution))
     w = m.p.normal((hidden, 3, patch, patch), np.sqrt(1.0 / (3 * patch * patch)))
     y = b.conv2d(img, w, np.zeros(hidden, np.float32), stride=patch, name="patch")
-    seq = g * g
-    x = b.transpose(b.reshape(y, (1, hidden, seq), name="patch.flat"), (0, 2, 1), name="tokens")
+    patches = g * g
+    x = b.transpose(b.reshape(y, (1, hidden, patches), name="patch.flat"), (0, 2, 1),
+                    name="tokens")
+    seq = patches + class_token
+    if class_token:  # drawn from its own generator: the blocks keep the weights of either form
+        cls = ParamGen(seed + 104729).normal((1, 1, hidden), 0.5)
+        x = b.concat([b.const(cls, "cls_token"), x], axis=1, name="cls")
     x = b.add(x, m.p.normal((1, seq, hidden), 0.2), name="pos")  # learned position embedding
     for i in range(layers):
         a, _ = m.attention(m.norm(x, f"l{i}.ln1"), seq, f"l{i}.attn")
         x = b.add(x, a, name=f"l{i}.attn.res")
         x = b.add(x, m.mlp(m.norm(x, f"l{i}.ln2"), f"l{i}.mlp"), name=f"l{i}.mlp.res")
+    if class_token:
+        # the class token's row only: the final LN is per token, so LN then slice (as ViT
+        # writes it) equals slice then LN, on one row instead of all of them
+        first = b.op("slice", [x], name="cls.out", axis=1, start=0, end=1)
+        pooled = b.reshape(m.norm(first, "ln"), (1, hidden), name="cls.flat")
+        return b.build(m.linear(pooled, hidden, num_classes, "head"))
     x = m.norm(x, "ln")
     # the mean over tokens: a dense of the transposed tokens with a constant 1/seq column
     xt = b.transpose(x, (0, 2, 1), name="pool.t")
