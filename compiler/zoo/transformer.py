@@ -134,7 +134,7 @@ def vit_tiny(resolution: int = 224, patch: int = 16, hidden: int = 192, heads: i
                     name="tokens")
     seq = patches + class_token
     if class_token:  # drawn from its own generator: the blocks keep the weights of either form
-        cls = ParamGen(seed + 104729).normal((1, 1, hidden), 0.5)
+        cls = ParamGen(seed + 104729).normal((1, 1, hidden), 1.0)
         x = b.concat([b.const(cls, "cls_token"), x], axis=1, name="cls")
     x = b.add(x, m.p.normal((1, seq, hidden), 0.2), name="pos")  # learned position embedding
     for i in range(layers):
