@@ -73,7 +73,7 @@ def build_quantized(model, calib_inputs=None, *, num_calib: int = 8, seed: int =
             raise CompilerError(f"target '{target}' computes {target.dtype}; int8 quantization "
                                 "is for dtype=int8 targets (fp16 targets run the float graph)")
     pm = pipeline if isinstance(pipeline, PassManager) else \
-        PassManager.from_string(pipeline or DEFAULT_PIPELINE)
+        PassManager.from_string(pipeline or default_pipeline(model))
 
     def compute() -> QuantizedModule:
         graph = load_model(model, **model_kwargs)
@@ -101,6 +101,15 @@ def build_quantized(model, calib_inputs=None, *, num_calib: int = 8, seed: int =
     _stamp_source(module.float_graph, model)
     # the front half never reads the Target (dtype aside, checked above): one entry serves all
     return dataclasses.replace(module, target=target)
+
+
+def default_pipeline(model) -> str:
+    """DEFAULT_PIPELINE, with a zoo model's own calibration where it names one
+    (compiler.zoo.CALIBRATION: vit-tiny's percentile)."""
+    from . import zoo
+    if isinstance(model, str) and model in zoo.CALIBRATION:
+        return DEFAULT_PIPELINE.replace("calibrate", zoo.CALIBRATION[model])
+    return DEFAULT_PIPELINE
 
 
 def build_float(model, pipeline: str | None = None, **model_kwargs) -> Graph:
