@@ -10,7 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import qscheme as qs
-from .errors import CompilerError
+from .errors import CompilerError, QuantizationError
+from .ops import get_hook
 from .ops.elementwise import softmax
 from .ops.embedding import take_rows
 
@@ -76,7 +77,7 @@ def apply_pre(x, pre, tables: dict, what: str = "input") -> np.ndarray:
 
 
 def describe_step(kind: str, arg, tables: dict | None = None) -> str:
-    """One host step in words: 'gather emb.word (30522x128 int8)', 'softmax -1', ..."""
+    """One host step in words: 'gather emb.word_table (30522x128 int8)', 'softmax axis -1'."""
     if kind == "gather":
         table, axis = arg
         t = (tables or {}).get(table)
@@ -93,14 +94,12 @@ def host_lookups(g, v: str) -> list:
     """[(node, (kind, (table, axis)))] of integer model input `v` (token ids): each reader is
     an embedding lookup of a constant table (the op's host_input hook), which the host runs
     before the NPU; [] for a float input. An integer input read otherwise is refused."""
-    from .errors import QuantizationError
     t = g.type_of(v)
     if not t.dtype.startswith("int"):
         return []
     readers = g.consumers().get(v, [])
     out = []
     for n in readers:
-        from .ops import get_hook
         hook = get_hook(n.op, "host_input")
         step = hook(n) if hook is not None and list(n.inputs[1:]) == [v] else None
         if step is None or n.inputs[0] not in g.constants:
