@@ -89,7 +89,11 @@ def render(spec: IsaSpec, root: Path) -> str:
            f"{spec.base_version or spec.version} bits as its low part and took its high part "
            "from bits reserved there, so a word whose high parts are zero is the "
            f"{spec.base_version or spec.version} word byte for byte, and a program container "
-           "records the oldest version its words need.",
+           "records the oldest version its words need. In `rtl/npu_isa.vh` a split field's "
+           "`F_<INSN>_<FIELD>`, `_LSB` and `_W` stay its first part (what the rtl/ units, "
+           "built for the base ranges, read) and `F_<INSN>_<FIELD>_FULL`, `_FULL_W` and "
+           "`_P<i>_LSB`/`_P<i>_W` give the whole field; `npusim.hw.rtl_params.rtl_target` "
+           "refuses Targets past the base ranges for the RTL.",
            f"- Version {major}.{minor}; the Verilog header `rtl/npu_isa.vh` exports it as "
            "`ISA_VERSION_MAJOR`/`ISA_VERSION_MINOR`.",
            "- Operand values are checked against their range when encoding and decoding; a "

@@ -108,6 +108,23 @@ def test_gemm_matches_scalesims_measured_cycles(shared):
     assert abs(c["Compute Cycles"] / theirs - 1) < 0.02
 
 
+def test_google_cfg_runs_resnet18_whole(shared):
+    """Every ResNet-18 layer at full size on the 256x256 TPU as google.cfg says (os, 10
+    B/cycle), the stride-2 1x1 convs too (SCALE-Sim's extra output row, all padding, once
+    made a tile with no input rows to load): no layer's array cycles beat SCALE-Sim's os
+    closed form (a fold costs us its K + R + C - 1 or more), and none of its totals beats its
+    DRAM bytes at 10 B/cycle."""
+    config = read_config(shared / "configs" / "google.cfg")
+    topo = read_topology(shared / "topologies" / "conv_nets" / "Resnet18.csv")
+    result = run(config, topo)
+    assert len(result.layers) == 21
+    for r in result.layers:
+        x, c = r.layer, {**r.rows["compute"], **r.rows["ours_compute"]}
+        assert c["Compute Cycles"] >= scalesim_os(x.m, x.n, x.k, 256, 256), x.name
+        assert c["Total Cycles (incl. prefetch)"] >= c["DRAM Bytes"] / 10, x.name
+        assert c["MACs"] == x.m * x.n * x.k
+
+
 def test_finite_bandwidth_stalls_follow_the_bandwidth(make_cfg, make_csv):
     topo = read_topology(make_csv("Layer, M, N, K,\ng, 64, 64, 256,\n"), "gemm")
     def rows(result):
