@@ -121,3 +121,17 @@ def test_header_declares_no_name_twice():
     text = (ROOT / "rtl" / "npu_isa.vh").read_text()
     names = [line.split()[-3] for line in text.splitlines() if line.startswith("localparam")]
     assert len(names) == len(set(names)) == len(_expected())
+
+
+def test_the_rtl_takes_only_targets_within_the_base_ranges():
+    """The rtl/ units read each split field's first part (F_X, the 1.0 bits): an array past
+    255 or a buffer past 2^20 elements is refused for the RTL, not silently truncated."""
+    from isa.target import TargetError
+    from npusim.hw.rtl_params import base_limits, rtl_target
+    assert base_limits() == (255, 1 << 20)
+    assert rtl_target("npu -array=32x32 -ibuf-kb=1024").array_rows == 32  # 2^20 int8: fits
+    for text, what in (("npu -array=256x256", "array 256x256"),
+                       ("npu -ibuf-kb=1025", "ibuf of 1049600 elements")):
+        with pytest.raises(TargetError, match=f"RTL implements arrays up to 255x255 and "
+                                              f"buffers up to 1048576 elements.*{what}"):
+            rtl_target(text)
