@@ -35,7 +35,16 @@ class System:
         self._arrived: dict[int, int] = {}
         self._release = None
         self.races = None  # the units look it up while they run; set before the first event
-        self.cores = [Core(self, i, s) for i, s in enumerate(streams)]
+        # routing allocates a tuple per instruction, none in a reference cycle: the cyclic
+        # collector would rescan them as they pile up (half of routing a 100k-instruction
+        # stream), as in run()
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            self.cores = [Core(self, i, s) for i, s in enumerate(streams)]
+        finally:
+            if collecting:
+                gc.enable()
         if races != "off":
             self.races = RaceDetector(self, races)
 

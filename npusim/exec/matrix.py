@@ -93,16 +93,31 @@ def _im2col(oh, ow, kh, kw, cin, padded_w, stride, dilation) -> np.ndarray:
     return idx.reshape(oh * ow, kh * kw * cin)
 
 
+def _gemm_shape(instr, state):
+    """(((operand, extent count), ...), ExecInfo) of a gemm tile; faults as the instruction
+    does when its shape exceeds the array."""
+    f = instr.fields
+    hw = state.hw
+    _check_array_limits(instr, hw)
+    counts = tuple((name, extent.count)
+                   for name, extent in extents(instr, state.regs["matrix"]).items())
+    info = ExecInfo(timing.cycles(hw, instr, **f), macs=f["m"] * f["k"] * f["n"],
+                    sram=tuple(SRAM_TRAFFIC[hw.dataflow](state, f["m"], [f["k"]], f["n"],
+                                                         bool(f["acc"])).items()))
+    return counts, info
+
+
 def gemm(instr, state, dram, timing_only):
     f = instr.fields
     m, k, n = f["m"], f["k"], f["n"]
-    hw = state.hw
-    _check_array_limits(instr, hw)
-    for name, extent in extents(instr, state.regs["matrix"]).items():
-        check_sram(state, name, f[name], extent.count, name)
-    info = ExecInfo(timing.cycles(hw, instr, **f), macs=m * k * n,
-                    sram=tuple(SRAM_TRAFFIC[hw.dataflow](state, m, [k], n, bool(f["acc"]))
-                               .items()))
+    # as conv: worked out once per shape in a run, the bounds checked each time
+    key = (*shape_key(instr, state.hw.dataflow), *state.regs["matrix"].values())
+    shape = state.shapes.get(key)
+    if shape is None:
+        shape = state.shapes[key] = _gemm_shape(instr, state)
+    counts, info = shape
+    for name, count in counts:
+        check_sram(state, name, f[name], count, name)
     if timing_only:
         return info, None
     a = read(state, "ibuf", f["ibuf"], m * k).reshape(m, k)

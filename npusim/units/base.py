@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from isa import timing
 from npusim import exec as exec_pkg
 from npusim.exec.control import check_semaphore
@@ -9,8 +11,9 @@ from npusim.faults import SimulationFault, SyncFault, disassemble
 from npusim.units.sync import InstrQueue
 
 COUNTERS = ("busy", "stall_token", "stall_dram", "stall_queue", "stall_barrier")
-# how run() executes an instruction (Unit.prepare): compared by identity, once per instruction
-PLAIN, SIGNAL, WAIT, SPECIAL = "plain", "signal", "wait", "special"
+# how run() executes an instruction (Unit.prepare): compared by identity, once per instruction;
+# FAULT: a routed fault (Core.route), raised by dispatch when it reaches it
+PLAIN, SIGNAL, WAIT, SPECIAL, FAULT = "plain", "signal", "wait", "special", "fault"
 
 
 class Unit:
@@ -37,24 +40,31 @@ class Unit:
     def full_name(self) -> str:
         return f"core{self.core.index}.{self.name}"
 
+    def _distinct_infos(self) -> list:
+        """(ExecInfo, how many instructions ran with it): one ExecInfo serves every instruction
+        of a shape (npusim.exec handlers), so the totals sum a few hundred, not every one."""
+        ids = Counter(map(id, self.infos))
+        objects = dict(zip(map(id, self.infos), self.infos))
+        return [(objects[i], n) for i, n in ids.items()]
+
     @property
     def sram_bytes(self) -> dict:
         """SRAM bytes by buffer, for the energy model (npusim.hw.energy), summed when asked."""
         out: dict = {}
-        for info in self.infos:
+        for info, count in self._distinct_infos():
             for buf, n in info.sram:
-                out[buf] = out.get(buf, 0) + n
+                out[buf] = out.get(buf, 0) + n * count
         return out
 
     @property
     def work(self) -> dict:
         """MACs, SRAM bytes, vector element-ops, DRAM bytes and instructions run so far (summed
         when asked: one append per instruction instead of five counter updates)."""
-        infos = self.infos
-        return {"macs": sum(i.macs for i in infos),
-                "sram_bytes": sum(i.sram_bytes for i in infos),
-                "vector_ops": sum(i.vector_ops for i in infos),
-                "dram_bytes": sum(i.dram_bytes for i in infos),
+        infos = self._distinct_infos()
+        return {"macs": sum(i.macs * n for i, n in infos),
+                "sram_bytes": sum(i.sram_bytes * n for i, n in infos),
+                "vector_ops": sum(i.vector_ops * n for i, n in infos),
+                "dram_bytes": sum(i.dram_bytes * n for i, n in infos),
                 "instructions": self.instructions}
 
     def prepare(self, instr) -> tuple:

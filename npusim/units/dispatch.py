@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from isa import timing
 from npusim.faults import SimulationFault, disassemble
-from npusim.units.base import COUNTERS
+from npusim.units.base import COUNTERS, FAULT
 
 
 class Dispatcher:
@@ -28,11 +28,12 @@ class Dispatcher:
     def __init__(self, core, entries: list):
         self.core = core
         self.env = core.env
-        self.entries = entries  # (instr, Unit or None) per index, or a fault to raise there
+        self.entries = entries  # (instr, Unit or None, kind, arg) per index (Core.route)
         self.counters = dict.fromkeys(COUNTERS, 0)
         self.work = {"instructions": 0}
         self.finished = False
-        self.waiting: str | None = None
+        # what dispatch waits for: a reason, or the Unit whose queue is full (worded by status())
+        self.waiting = None
         self.current = None
         self.clock = 0            # when the next dispatch starts (>= env.now: issuing ahead)
         self._ahead = None        # (first index, its start) of the instructions issued ahead
@@ -48,6 +49,8 @@ class Dispatcher:
             return "finished (halt or end of program)"
         current = self.current
         waiting = self.waiting if self.env.now >= self._waiting_from else None
+        if waiting is not None and not isinstance(waiting, str):
+            waiting = f"queue of {waiting.full_name} full ({self.core.target.queue_depth} entries)"
         if self._ahead is not None:  # issued ahead: the one whose dispatch spans env.now
             first, t0 = self._ahead
             step = timing.RULES["dispatch"](self.core.state.hw) or 1
@@ -55,7 +58,7 @@ class Dispatcher:
             if current is not None:
                 index = min(index, current[0])
             entry = self.entries[index] if index < len(self.entries) else None
-            if isinstance(entry, tuple):
+            if entry is not None and entry[2] is not FAULT:
                 current = (index, entry[0])
         if current is None:
             return "dispatching"
@@ -69,13 +72,7 @@ class Dispatcher:
         d = dispatch_cycles = timing.RULES["dispatch"](hw)  # issuing any instruction to a unit
         clock = env.now
         busy = 0  # dispatch cycles, added to counters["busy"] at the end
-        for index, entry in enumerate(self.entries):
-            if isinstance(entry, SimulationFault):
-                self.current = None
-                yield from self._until(clock, d)
-                self._ahead = None
-                raise entry.locate(core=core.index, unit=self.name, index=index, cycle=env.now)
-            instr, unit, kind, arg = entry
+        for index, (instr, unit, kind, arg) in enumerate(self.entries):
             start = clock
             if unit is not None:
                 put_at = clock = start + d
@@ -98,8 +95,7 @@ class Dispatcher:
                     # full now and still at put_at (its unit takes nothing before it ends):
                     # wait for room from now, with no timeout to put_at; the stall counts
                     # from put_at, as it would have
-                    self.waiting = (f"queue of {unit.full_name} full "
-                                    f"({core.target.queue_depth} entries)")
+                    self.waiting = unit  # its full queue (status() words it)
                     self._waiting_from = put_at
                     yield queue.put_wait(entry)
                     self._ahead = None
@@ -118,8 +114,7 @@ class Dispatcher:
                 if len(queue.items) < queue.capacity:
                     queue.put(entry)
                 else:  # the unit's queue is full: dispatch stalls in order
-                    self.waiting = (f"queue of {unit.full_name} full "
-                                    f"({core.target.queue_depth} entries)")
+                    self.waiting = unit
                     self._waiting_from = t0 = env.now
                     yield queue.put_wait(entry)
                     counters["stall_queue"] += env.now - t0
@@ -129,6 +124,11 @@ class Dispatcher:
                     clock = env.now
                 core.last_activity = env.now
                 continue
+            if kind is FAULT:  # instr is the fault (Core.route)
+                self.current = None
+                yield from self._until(clock, d)
+                self._ahead = None
+                raise instr.locate(core=core.index, unit=self.name, index=index, cycle=env.now)
             self.current = (index, instr)
             yield from self._until(clock, d)  # its own instructions run in the present
             self._ahead = None
