@@ -34,6 +34,7 @@ class Unit:
         self.waiting: str | None = None   # what a blocked instruction waits for (deadlock report)
         self.current = None               # (index, instr) in flight
         self.earliest_end = 0             # the current instruction cannot end before this
+        self.blocked = 0                  # a wait's cycles while its semaphore is 0, else 0
         self.env.process(self.run())
 
     @property
@@ -80,6 +81,25 @@ class Unit:
             return (SIGNAL if ref == "signal" else WAIT), (
                 sem if sem < self.core.state.semaphore_count else None, cycles)
         return PLAIN, exec_pkg.HANDLERS[ref]
+
+    def busy_past(self, cycle: int) -> bool:
+        """This unit cannot take an entry put behind its queued ones at or before `cycle`: its
+        current instruction and every queued one before it take at least that long (a wait
+        blocked on its semaphore ends its cycles after a signal, which has not come yet; a
+        queued sync op takes its cycles, a DMA transfer its setup and latency, others >= 0)."""
+        reach = self.earliest_end
+        if self.blocked:
+            reach = max(reach, self.env.now + self.blocked)
+        for entry in self.queue.items:
+            if reach > cycle:
+                return True
+            kind = entry[4]
+            reach = max(reach, entry[3]) + (entry[5][1] if kind is SIGNAL or kind is WAIT else
+                                            self.least_cycles if kind is SPECIAL else 0)
+        return reach > cycle
+
+    # the fewest cycles an instruction run by execute() takes (DmaUnit: a transfer's)
+    least_cycles = 0
 
     def _own_sync(self) -> bool:
         """signal/wait are inline in run() unless a subclass or a test replaced them."""
@@ -150,7 +170,9 @@ class Unit:
                         req = box.get()
                     if req is not None:
                         self.waiting = f"wait sem={sem} (value 0)"
+                        self.blocked = cycles  # it ends `cycles` after a signal, at the soonest
                         yield req
+                        self.blocked = 0
                         token = env.now - start
                         counters["stall_token"] += token
                         self.waiting = None

@@ -81,7 +81,9 @@ class Dispatcher:
                 queue = unit.queue
                 # issue ahead: room now is room at put_at, and a unit busy past put_at takes
                 # the entry from its queue at the same moment as if it had gone in at put_at
-                if unit.earliest_end > put_at and len(queue.items) < queue.capacity:
+                # (busy past it: with its current instruction, or with the queued ones too)
+                if len(queue.items) < queue.capacity and (unit.earliest_end > put_at or (
+                        (queue.items or unit.blocked) and unit.busy_past(put_at))):
                     if self._ahead is None:
                         self._ahead = (index, start)
                     queue.items.append((index, instr, start, put_at, kind, arg))

@@ -19,6 +19,10 @@ class DmaUnit(Unit):
     def __init__(self, core, name: str, port):
         self.port = port
         super().__init__(core, name)
+        # a transfer of no bytes: setup, then the latency (Unit.busy_past); unless a test
+        # replaced signal/wait, which then run through execute() too
+        hw = core.state.hw
+        self.least_cycles = hw.dma_setup + hw.dram_latency if self._own_sync() else 0
 
     def execute(self, instr):
         ref = instr.spec.ref

@@ -107,19 +107,19 @@ class Port:
     def __init__(self, env):
         self.env = env
         self.busy = False
-        self.queue: deque = deque()   # waiting requests, oldest first
+        self.queue: deque = deque()   # (event, the requester's tag) of waiting requests, oldest first
 
-    def request(self):
+    def request(self, tag=None):
         """None when granted now, else the event the requester yields."""
         if not self.busy:
             self.busy = True
             return None
         ev = Event(self.env)
-        self.queue.append(ev)
+        self.queue.append((ev, tag))
         return ev
 
     def release(self) -> None:
         if self.queue:  # handed to the oldest waiting request now
-            self.queue.popleft().succeed()
+            self.queue.popleft()[0].succeed()
         else:
             self.busy = False
