@@ -150,6 +150,6 @@ class System:
         for core in self.cores:
             for unit in core.all_units():
                 if unit.current is not None and unit.waiting:
-                    index, instr = unit.current
+                    index, instr = unit.current[:2]
                     return core.index, unit.name, index, instr
         return None

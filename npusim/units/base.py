@@ -32,8 +32,13 @@ class Unit:
         self.infos: list = []             # the ExecInfo of every instruction run (work totals)
         self.instructions = 0
         self.waiting: str | None = None   # what a blocked instruction waits for (deadlock report)
-        self.current = None               # (index, instr) in flight
+        self.current = None               # the queue entry (index, instr, ...) in flight
         self.earliest_end = 0             # the current instruction cannot end before this
+        # timing-only: id(instr) -> (its unit's register writes then, ExecInfo) of what ran
+        # here: a decoded stream repeats one Instruction per word, whose checks passed and
+        # whose cost is known while the unit's registers are unchanged (CoreState.reg_writes);
+        # a functional run computes data every time
+        self.memo = {} if core.timing_only else None
         self.blocked = 0                  # a wait's cycles while its semaphore is 0, else 0
         self.env.process(self.run())
 
@@ -109,7 +114,7 @@ class Unit:
         """One line: what this unit is doing now (for deadlock and cycle-limit reports)."""
         if self.current is None:
             return "idle (queue empty)"
-        index, instr = self.current
+        index, instr = self.current[:2]
         doing = self.waiting or "executing"
         return f"{doing} at [{index}] {disassemble(instr)}"
 
@@ -124,6 +129,7 @@ class Unit:
         races = core.system.races
         core_index, name = core.index, self.name
         items = queue.items
+        memo, reg_writes = self.memo, state.reg_writes
         while True:
             if items and queue.putter is None:  # queue.get(), inline: the common case
                 entry = items.popleft()
@@ -132,11 +138,13 @@ class Unit:
                 if entry is None:  # an idle unit sleeps until dispatch puts something
                     entry = yield queue.wait()
             index, instr, dispatched, ready, kind, arg = entry
-            now = env.now
+            # SimPy's Environment.now is a property over _now: read directly, several times
+            # per instruction
+            now = env._now
             if ready > now:  # dispatched ahead: the entry enters the queue at `ready`
                 yield timeout(ready - now)
-                now = env.now
-            self.current = (index, instr)
+                now = env._now
+            self.current = entry
             start = now
             token = dram_stall = 0
             info = None
@@ -173,7 +181,7 @@ class Unit:
                         self.blocked = cycles  # it ends `cycles` after a signal, at the soonest
                         yield req
                         self.blocked = 0
-                        token = env.now - start
+                        token = env._now - start
                         counters["stall_token"] += token
                         self.waiting = None
                     if races is not None:
@@ -181,10 +189,16 @@ class Unit:
                     # its cycles (one: the sync rule) count once the semaphore is positive
                     yield timeout(cycles)
                 elif kind is PLAIN:  # Unit.execute of a plain instruction, without its generator
-                    try:
-                        info, commit = arg(instr, state, dram, timing_only)
-                    except SimulationFault as e:
-                        raise e.locate(instr=instr)
+                    known = memo.get(id(instr)) if memo is not None else None
+                    if known is not None and known[0] == reg_writes[name]:
+                        info, commit = known[1], None
+                    else:
+                        try:
+                            info, commit = arg(instr, state, dram, timing_only)
+                        except SimulationFault as e:
+                            raise e.locate(instr=instr)
+                        if memo is not None and commit is None:
+                            memo[id(instr)] = (reg_writes[name], info)
                     if races is not None:  # observes only: checked when the instruction starts
                         races.access(self, instr)
                     self.earliest_end = start + info.cycles
@@ -197,7 +211,7 @@ class Unit:
             except SimulationFault as e:
                 raise e.locate(core=core_index, unit=name, index=index, instr=instr,
                                cycle=env.now) from None
-            end = env.now
+            end = env._now
             counters["busy"] += end - start - token - dram_stall
             self.instructions += 1
             if info is not None:

@@ -62,7 +62,7 @@ class Dispatcher:
                 current = (index, entry[0])
         if current is None:
             return "dispatching"
-        index, instr = current
+        index, instr = current[:2]  # (index, instr), or the queue entry it waits to put
         return f"{waiting or 'dispatching'} at [{index}] {disassemble(instr)}"
 
     def run(self):
@@ -90,9 +90,9 @@ class Dispatcher:
                     if put_at > core.last_activity:
                         core.last_activity = put_at
                     continue
-                self.current = (index, instr)
-                entry = (index, instr, start, put_at, kind, arg)
-                if put_at > env.now and len(queue.items) >= queue.capacity \
+                self.current = entry = (index, instr, start, put_at, kind, arg)
+                now = env._now  # Environment.now's value, read directly (Unit.run)
+                if put_at > now and len(queue.items) >= queue.capacity \
                         and unit.earliest_end > put_at:
                     # full now and still at put_at (its unit takes nothing before it ends):
                     # wait for room from now, with no timeout to put_at; the stall counts
@@ -108,10 +108,10 @@ class Dispatcher:
                     clock = env.now
                     core.last_activity = env.now
                     continue
-                if put_at > env.now:  # self._until(put_at, d), inline: most dispatches
-                    if start > env.now:
-                        yield env.timeout(start - env.now)
-                    yield env.timeout(put_at - env.now)
+                if put_at > now:  # self._until(put_at, d), inline: most dispatches
+                    if start > now:
+                        yield env.timeout(start - now)
+                    yield env.timeout(put_at - env._now)
                 self._ahead = None
                 if len(queue.items) < queue.capacity:
                     queue.put(entry)
@@ -124,7 +124,7 @@ class Dispatcher:
                     if trace is not None:  # per instruction: the trace's stall_queue column
                         core.system.queue_stall_rows.append((core.index, index, t0, env.now))
                     clock = env.now
-                core.last_activity = env.now
+                core.last_activity = env._now
                 continue
             if kind is FAULT:  # instr is the fault (Core.route)
                 self.current = None
