@@ -57,8 +57,7 @@ class Core:
         if names is None:
             names = _ROUTE_FIELDS[id(spec)] = tuple(
                 f.name for f in spec.fields if f.name in ("chan", "unit", "sem"))
-        fields = instr.fields
-        key = (id(spec), *[fields[n] for n in names]) if names else id(spec)
+        key = (id(spec), *map(instr.fields.__getitem__, names)) if names else id(spec)
         known = self._routes.get(key)
         if known is not None:
             routed = (instr, *known)

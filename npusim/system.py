@@ -5,11 +5,10 @@ from __future__ import annotations
 import contextlib
 import gc
 
-import simpy
-
 from npusim.blas import single_threaded
 from npusim.core import Core
 from npusim.dram import DramPort
+from npusim.engine import Engine
 from npusim.faults import CycleLimitExceeded, DeadlockError, SimulationFault, SyncFault
 from npusim.race import RaceDetector
 
@@ -24,7 +23,7 @@ class System:
 
     def __init__(self, target, streams: list[list], dram, timing_only: bool = False,
                  trace: bool = True, races: str = "error"):
-        self.env = simpy.Environment()
+        self.env = Engine()  # a simpy.Environment (npusim.engine)
         self.target = target
         self.dram = dram
         self.timing_only = timing_only
