@@ -120,6 +120,7 @@ class Unit:
 
     # spec refs this class runs with execute() (DMA transfers); the others are inline in run()
     SPECIAL = frozenset()
+    FUSE_WAITS = True
 
     def run(self):
         env, core, queue = self.env, self.core, self.queue
@@ -130,6 +131,7 @@ class Unit:
         core_index, name = core.index, self.name
         items = queue.items
         memo, reg_writes = self.memo, state.reg_writes
+        fuse_waits = self.FUSE_WAITS and races is None
         while True:
             if items and queue.putter is None:  # queue.get(), inline: the common case
                 entry = items.popleft()
@@ -159,9 +161,9 @@ class Unit:
                     box = semaphores[sem]
                     if box.level >= box.capacity:
                         raise _overflow(sem, box)
-                    if box.waiters:  # box.put(), inline
-                        box.waiters.popleft().succeed()
-                    else:
+                    if box.waiters:
+                        box.put()
+                    else:  # box.put(), inline
                         box.level += 1
                     if races is not None:
                         races.signal(self, sem)
@@ -173,21 +175,25 @@ class Unit:
                     box = semaphores[sem]
                     if box.level:  # box.get(), inline: taken at once
                         box.level -= 1
-                        req = None
-                    else:
-                        req = box.get()
-                    if req is not None:
+                        if races is not None:
+                            races.wait(self, sem)
+                        # its cycles (one: the sync rule) count once the semaphore is positive
+                        yield timeout(cycles)
+                    elif fuse_waits:
+                        # woken by the signal's put `cycles` after it, in one event
                         self.waiting = f"wait sem={sem} (value 0)"
                         self.blocked = cycles  # it ends `cycles` after a signal, at the soonest
-                        yield req
-                        self.blocked = 0
+                        token = (yield box.get(cycles, self)) - start
+                        counters["stall_token"] += token
+                    else:
+                        self.waiting = f"wait sem={sem} (value 0)"
+                        self.blocked = cycles
+                        yield box.get(0, self)
                         token = env._now - start
                         counters["stall_token"] += token
-                        self.waiting = None
-                    if races is not None:
-                        races.wait(self, sem)
-                    # its cycles (one: the sync rule) count once the semaphore is positive
-                    yield timeout(cycles)
+                        if races is not None:  # it learns of the signal in the put's cycle
+                            races.wait(self, sem)
+                        yield timeout(cycles)
                 elif kind is PLAIN:  # Unit.execute of a plain instruction, without its generator
                     known = memo.get(id(instr)) if memo is not None else None
                     if known is not None and known[0] == reg_writes[name]:
