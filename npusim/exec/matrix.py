@@ -6,7 +6,7 @@ import numpy as np
 
 from isa import semantics, timing
 from isa.operands import cycle_operands, extents
-from npusim.exec.operands import check_limit, check_sram, read, shape_key, writer
+from npusim.exec.operands import check_limit, check_sram, shape_key, writer
 from npusim.exec.state import ExecInfo
 from npusim.faults import IllegalInstructionError
 
@@ -120,11 +120,13 @@ def gemm(instr, state, dram, timing_only):
         check_sram(state, name, f[name], count, name)
     if timing_only:
         return info, None
-    a = read(state, "ibuf", f["ibuf"], m * k).reshape(m, k)
-    w = read(state, "wbuf", f["wbuf"], k * n)
+    # computed now, at issue (semantics.gemm makes new arrays): the sources need no copies
+    buffers = state.buffers
+    a = buffers["ibuf"][f["ibuf"]:f["ibuf"] + m * k].reshape(m, k)
+    w = buffers["wbuf"][f["wbuf"]:f["wbuf"] + k * n]
     # wt = 1: the tile is stored n x k (Kᵀ of Q·Kᵀ as DMA loads K, tokens x head_dim)
     w = w.reshape(n, k).T if f["wt"] else w.reshape(k, n)
-    acc = read(state, "abuf", f["abuf"], m * n).reshape(m, n) if f["acc"] else None
+    acc = buffers["abuf"][f["abuf"]:f["abuf"] + m * n].reshape(m, n) if f["acc"] else None
     out = semantics.gemm(a, w, acc).astype(state.dtypes["abuf"], copy=False)
     return info, writer(state, "abuf", f["abuf"], out)
 
@@ -161,7 +163,7 @@ def conv(instr, state, dram, timing_only):
             oh, ow, kh, kw, cin, in_w + pl + pr, (regs["conv_stride_h"], regs["conv_stride_w"]),
             (regs["conv_dilation_h"], regs["conv_dilation_w"]))
     w = state.buffers["wbuf"][f["wbuf"]:f["wbuf"] + kh * kw * cin * cout]
-    acc = read(state, "abuf", f["abuf"], oh * ow * cout).reshape(oh * ow, cout) \
+    acc = state.buffers["abuf"][f["abuf"]:f["abuf"] + oh * ow * cout].reshape(oh * ow, cout) \
         if f["acc"] else None
     # computed now, at issue: the sources need no copy of their own
     out = semantics.gemm(x[gather], w.reshape(kh * kw * cin, cout), acc)

@@ -6,6 +6,7 @@ import numpy as np
 
 from isa import semantics, timing
 from isa.operands import cycle_operands, extents
+from npusim.exec import kernels
 from npusim.exec.operands import check_sram, read, require_int_mode, shape_key, writer
 from npusim.exec.state import ExecInfo
 from npusim.faults import IllegalInstructionError
@@ -80,27 +81,7 @@ def _binary(compute):
 
 
 def _elementwise(op):
-    return _binary(lambda a, b, f, dt: semantics.elementwise(op, a, b, dt))
-
-
-def requantize(acc, mult, shift, zp: int, relu: bool, channels: int) -> np.ndarray:
-    """isa.semantics.requantize in fewer numpy calls, the same int64 arithmetic step by step
-    (tests/npusim/test_exec_vector.py compares the two): a tile's values as pixels x channels,
-    so the per-channel (mult, shift) broadcast instead of being gathered per element, worked
-    in place, the ReLU and the int8 saturation one clamp. Any other length: the reference."""
-    if acc.size % channels:
-        return semantics.requantize(acc, mult, shift, zp, relu, channels)
-    y = acc.reshape(-1, channels).astype(np.int64)
-    y *= mult.astype(np.int64)
-    s = shift.astype(np.int64)
-    # round half up: + 2^(shift-1) before the arithmetic shift (isa.semantics.round_shift)
-    y += np.where(s > 0, np.left_shift(np.int64(1), np.maximum(s - 1, 0)), 0)
-    y >>= s
-    y += zp
-    # relu clamps at zp, then int8 saturation: max(y, zp, -128) and min(.., 127)
-    np.maximum(y, max(zp, semantics.INT8_MIN) if relu else semantics.INT8_MIN, out=y)
-    np.minimum(y, semantics.INT8_MAX, out=y)
-    return y.astype(np.int8).reshape(-1)
+    return _binary(lambda a, b, f, dt: kernels.elementwise(op, a, b, dt))
 
 
 def vrequant(instr, state, dram, timing_only):
@@ -124,7 +105,7 @@ def vrequant(instr, state, dram, timing_only):
         raise IllegalInstructionError(
             f"vrequant shift of channel {i} is {int(shift[i])}, outside 0..{REQUANT_SHIFT_MAX} "
             f"(abuf[{f['src1'] + 2 * i + 1}])", hint="check the requantization table in abuf")
-    out = requantize(a, mult, shift, f["zp"], bool(f["relu"]), c)
+    out = kernels.requantize(a, mult, shift, f["zp"], bool(f["relu"]), c)
     dtype = state.dtypes[names["dst"]]
     # requantize saturates to int8 already: saturating again to an int8 buffer is the identity
     return info, writer(state, names["dst"], f["dst"],
@@ -209,7 +190,7 @@ HANDLERS = {
     "vclip": _unary(lambda a, f, dt: semantics.clip(a, f["lo"], f["hi"], dt)),
     "vshr": _vshr,
     "vcopy": _unary(lambda a, f, dt: semantics.saturate(a, dt)),
-    "vbias": _binary(lambda a, b, f, dt: semantics.bias_add(a, b, f["channels"], dt)),
+    "vbias": _binary(lambda a, b, f, dt: kernels.bias_add(a, b, f["channels"], dt)),
     "vrequant": vrequant,
     "vlut": vlut,
     "vmaxpool": _pool("max"), "vsumpool": _pool("sum"),

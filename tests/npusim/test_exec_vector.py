@@ -191,25 +191,3 @@ def test_integer_only_ops_are_illegal_in_fp16_mode():
     execute(binary("vmul", 2), st, None)
     assert get(st, "obuf", 0, 2) == [0.375, -8.0]
 
-
-@pytest.mark.parametrize("seed", range(6))
-def test_fast_requantize_matches_the_reference(seed):
-    """npusim.exec.vector.requantize (the model's, in fewer numpy calls) is isa.semantics'
-    bit for bit: random int32 accumulators and multipliers, every shift 0..63 and its edges,
-    zero points, relu, and a length that is not a multiple of the channels."""
-    from isa import semantics
-    from npusim.exec.vector import requantize
-    rng = np.random.default_rng(seed)
-    channels = int(rng.integers(1, 40))
-    n = channels * int(rng.integers(1, 30)) + (seed == 5)
-    i32 = np.iinfo(np.int32)
-    acc = rng.integers(i32.min, i32.max, n, endpoint=True).astype(np.int32)
-    acc[:3] = [i32.min, i32.max, 0][:min(3, n)]
-    mult = rng.integers(i32.min, i32.max, channels, endpoint=True).astype(np.int32)
-    shift = rng.integers(0, 64, channels).astype(np.int32)
-    shift[:2] = [0, 63][:min(2, channels)]
-    for zp in (0, -128, 5, 127):
-        for relu in (False, True):
-            want = semantics.requantize(acc, mult, shift, zp, relu, channels)
-            got = requantize(acc, mult, shift, zp, relu, channels)
-            assert got.dtype == want.dtype and np.array_equal(got, want), (zp, relu)

@@ -1,0 +1,72 @@
+"""The hot isa.semantics operations of functional runs in fewer numpy calls, bit-equal to them.
+
+isa.semantics is the reference (one function per ISA operation, written to be read). A
+network's tiles call a few of them thousands of times on small arrays, where numpy's
+per-call cost is most of the time: here the same int64 arithmetic, step by step, with a
+tile's values seen as pixels x channels (a per-channel table broadcast instead of gathered
+per element), worked in place, clamps as one maximum and one minimum. Anything else (floats,
+a length that is not a whole number of pixels) goes to the reference.
+tests/npusim/test_exec_kernels.py compares each with isa.semantics on random extremes.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from isa import semantics
+
+
+@functools.lru_cache(maxsize=None)
+def _limits(dtype) -> tuple | None:
+    """(min, max) of an integer dtype, None for a float one (np.iinfo, once per dtype)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        return None
+    info = np.iinfo(dtype)
+    return int(info.min), int(info.max)
+
+
+def saturate(x: np.ndarray, dtype) -> np.ndarray:
+    """semantics.saturate of an int64 array (which it may overwrite)."""
+    limits = _limits(dtype)
+    if limits is None or x.dtype != np.int64:
+        return semantics.saturate(x, dtype)
+    np.maximum(x, limits[0], out=x)
+    np.minimum(x, limits[1], out=x)
+    return x.astype(dtype)
+
+
+def elementwise(op: str, a: np.ndarray, b: np.ndarray, dtype) -> np.ndarray:
+    """semantics.elementwise: the same operation table, the clamp above."""
+    if np.dtype(dtype).kind == "f":
+        return semantics.elementwise(op, a, b, dtype)
+    return saturate(semantics.ELEMENTWISE[op](a.astype(np.int64), b.astype(np.int64)), dtype)
+
+
+def bias_add(a: np.ndarray, bias: np.ndarray, channels: int, dtype) -> np.ndarray:
+    """semantics.bias_add: bias[i % channels] added to a[i]."""
+    if a.dtype.kind == "f" or a.size % channels:
+        return semantics.bias_add(a, bias, channels, dtype)
+    y = a.reshape(-1, channels).astype(np.int64)
+    y += bias[:channels].astype(np.int64)
+    return saturate(y, dtype).reshape(-1)
+
+
+def requantize(acc, mult, shift, zp: int, relu: bool, channels: int) -> np.ndarray:
+    """semantics.requantize: sat8(round_shift(acc * mult[c], shift[c]) + zp), c = i % channels,
+    relu clamping at zp; the ReLU and the int8 saturation one clamp."""
+    if acc.size % channels:
+        return semantics.requantize(acc, mult, shift, zp, relu, channels)
+    y = acc.reshape(-1, channels).astype(np.int64)
+    y *= mult.astype(np.int64)
+    s = shift.astype(np.int64)
+    # round half up: + 2^(shift-1) before the arithmetic shift (semantics.round_shift)
+    y += np.where(s > 0, np.left_shift(np.int64(1), np.maximum(s - 1, 0)), 0)
+    y >>= s
+    y += zp
+    # relu clamps at zp, then int8 saturation: max(y, zp, -128) and min(.., 127)
+    np.maximum(y, max(zp, semantics.INT8_MIN) if relu else semantics.INT8_MIN, out=y)
+    np.minimum(y, semantics.INT8_MAX, out=y)
+    return y.astype(np.int8).reshape(-1)
