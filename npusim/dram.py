@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import simpy
 
+from simpy.events import Event
+
 from npusim.units.sync import Port, succeed_later
 
 BURST_BEATS = 16  # beats a channel holds the port for before others may interleave
@@ -48,8 +50,8 @@ class DramPort:
         while remaining:
             req = port.request(remaining)
             if req is not None:  # the port is held: ask the holder to stop at a burst end
-                if self._preempt is not None and not self._preempt.triggered:
-                    self._preempt.succeed(True)
+                if self._preempt is not None:
+                    self._wake_holder()
                 t0 = env.now
                 handed = yield req
                 if handed is not None:  # granted at `handed`, its burst of `step` ran since
@@ -64,12 +66,9 @@ class DramPort:
                 yield env.timeout(step)
             else:
                 start = env.now
-                # woken by its last beat or by a request, whichever comes first (one plain
-                # event rather than a Condition: a late timeout finds it triggered)
-                self._preempt = wake = env.event()
-                env.timeout(remaining).callbacks.append(
-                    lambda _, wake=wake: None if wake.triggered else wake.succeed(False))
-                preempted = yield wake
+                # asleep until its last beat, or woken by a request (_wake_holder)
+                self._preempt = last = env.timeout(remaining)
+                preempted = yield last
                 self._preempt = None
                 step = remaining
                 if preempted:  # finish the burst in progress, then hand over
@@ -79,6 +78,14 @@ class DramPort:
             remaining -= step
             self._release(remaining)
         return stalled
+
+    def _wake_holder(self) -> None:
+        """A request meets a holder asleep until its last beat: it wakes now (value True),
+        its timeout left to fire with nobody waiting on it."""
+        last, self._preempt = self._preempt, None
+        wake = Event(self.env)
+        wake.callbacks, last.callbacks = last.callbacks, []
+        wake.succeed(True)
 
     def _release(self, left: int) -> None:
         """The holder ends a burst with `left` beats to go (it asks again at once if any).
