@@ -54,19 +54,31 @@ def bias_add(a: np.ndarray, bias: np.ndarray, channels: int, dtype) -> np.ndarra
     return saturate(y, dtype).reshape(-1)
 
 
-def requantize(acc, mult, shift, zp: int, relu: bool, channels: int) -> np.ndarray:
-    """semantics.requantize: sat8(round_shift(acc * mult[c], shift[c]) + zp), c = i % channels,
-    relu clamping at zp; the ReLU and the int8 saturation one clamp."""
-    if acc.size % channels:
-        return semantics.requantize(acc, mult, shift, zp, relu, channels)
-    y = acc.reshape(-1, channels).astype(np.int64)
-    y *= mult.astype(np.int64)
+def requant_table(mult: np.ndarray, shift: np.ndarray) -> tuple:
+    """(multiplier, shift, rounding half) per channel as int64: a layer's table, worked out
+    once (npusim.exec.vector caches it by the table's bytes)."""
     s = shift.astype(np.int64)
     # round half up: + 2^(shift-1) before the arithmetic shift (semantics.round_shift)
-    y += np.where(s > 0, np.left_shift(np.int64(1), np.maximum(s - 1, 0)), 0)
+    return mult.astype(np.int64), s, np.where(s > 0, np.left_shift(np.int64(1), np.maximum(s - 1, 0)), 0)
+
+
+def requantize_by(acc: np.ndarray, table: tuple, zp: int, relu: bool) -> np.ndarray:
+    """requantize with a requant_table, its channels a whole number of pixels of `acc`."""
+    mult, s, half = table
+    y = acc.reshape(-1, mult.size).astype(np.int64)
+    y *= mult
+    y += half
     y >>= s
     y += zp
     # relu clamps at zp, then int8 saturation: max(y, zp, -128) and min(.., 127)
     np.maximum(y, max(zp, semantics.INT8_MIN) if relu else semantics.INT8_MIN, out=y)
     np.minimum(y, semantics.INT8_MAX, out=y)
     return y.astype(np.int8).reshape(-1)
+
+
+def requantize(acc, mult, shift, zp: int, relu: bool, channels: int) -> np.ndarray:
+    """semantics.requantize: sat8(round_shift(acc * mult[c], shift[c]) + zp), c = i % channels,
+    relu clamping at zp; the ReLU and the int8 saturation one clamp."""
+    if acc.size % channels:
+        return semantics.requantize(acc, mult, shift, zp, relu, channels)
+    return requantize_by(acc, requant_table(mult[:channels], shift[:channels]), zp, relu)

@@ -154,7 +154,12 @@ def conv(instr, state, dram, timing_only):
                       regs["conv_pad_right"])
     x = state.buffers["ibuf"][f["ibuf"]:f["ibuf"] + in_h * in_w * cin]
     if pt or pl or pb or pr:
-        padded = np.zeros((in_h + pt + pb, in_w + pl + pr, cin), dtype=x.dtype)
+        # one zero-bordered scratch per shape: only its interior is written, and the gather
+        # below copies out of it before anything else can
+        padded = state.shapes.get(("padded", key))
+        if padded is None:
+            padded = state.shapes[("padded", key)] = np.zeros(
+                (in_h + pt + pb, in_w + pl + pr, cin), dtype=x.dtype)
         padded[pt:pt + in_h, pl:pl + in_w] = x.reshape(in_h, in_w, cin)
         x = padded.reshape(-1)
     gather = state.shapes.get(("im2col", key))

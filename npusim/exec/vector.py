@@ -98,14 +98,23 @@ def vrequant(instr, state, dram, timing_only):
     # computed now, at issue: the sources need no copy of their own
     a = state.buffers[names["src0"]][f["src0"]:f["src0"] + n]
     params = state.buffers["abuf"][f["src1"]:f["src1"] + 2 * c]
-    mult, shift = params[0::2], params[1::2]
-    if np.any(shift.view(np.uint32) > REQUANT_SHIFT_MAX):  # < 0 reads as >= 2^31
+    # a layer's table serves all its tiles: checked and widened once per distinct table
+    key = ("vrequant", params.tobytes())
+    table = state.shapes.get(key)
+    if table is None:
+        mult, shift = params[0::2], params[1::2]
         bad = np.flatnonzero((shift < 0) | (shift > REQUANT_SHIFT_MAX))
-        i = int(bad[0])
-        raise IllegalInstructionError(
-            f"vrequant shift of channel {i} is {int(shift[i])}, outside 0..{REQUANT_SHIFT_MAX} "
-            f"(abuf[{f['src1'] + 2 * i + 1}])", hint="check the requantization table in abuf")
-    out = kernels.requantize(a, mult, shift, f["zp"], bool(f["relu"]), c)
+        if bad.size:
+            i = int(bad[0])
+            raise IllegalInstructionError(
+                f"vrequant shift of channel {i} is {int(shift[i])}, outside "
+                f"0..{REQUANT_SHIFT_MAX} (abuf[{f['src1'] + 2 * i + 1}])",
+                hint="check the requantization table in abuf")
+        table = state.shapes[key] = (mult.copy(), shift.copy(), kernels.requant_table(mult, shift))
+    if n % c:
+        out = kernels.requantize(a, table[0], table[1], f["zp"], bool(f["relu"]), c)
+    else:
+        out = kernels.requantize_by(a, table[2], f["zp"], bool(f["relu"]))
     dtype = state.dtypes[names["dst"]]
     # requantize saturates to int8 already: saturating again to an int8 buffer is the identity
     return info, writer(state, names["dst"], f["dst"],
