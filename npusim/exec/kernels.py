@@ -82,3 +82,20 @@ def requantize(acc, mult, shift, zp: int, relu: bool, channels: int) -> np.ndarr
     if acc.size % channels:
         return semantics.requantize(acc, mult, shift, zp, relu, channels)
     return requantize_by(acc, requant_table(mult[:channels], shift[:channels]), zp, relu)
+
+
+# float32 holds every integer below 2^24 exactly: int8 x int8 products are at most 2^14, so
+# the partial sums of up to 2^10 of them (in any order, fused or not) are exact float32 ints
+F32_EXACT_DEPTH = 2 ** 10
+
+
+def gemm(a: np.ndarray, w: np.ndarray, acc: np.ndarray | None = None) -> np.ndarray:
+    """semantics.gemm of int8 tiles (int32, wrapping): the product in float32 (exact up to
+    F32_EXACT_DEPTH terms, half the bytes of the reference's float64), the accumulator added
+    in int32, which wraps as the reference's int64 sum cast to int32 does."""
+    if a.dtype != np.int8 or w.dtype != np.int8 or a.shape[-1] > F32_EXACT_DEPTH:
+        return semantics.gemm(a, w, acc)
+    out = (a.astype(np.float32) @ w.astype(np.float32)).astype(np.int32)
+    if acc is not None:
+        out += acc.astype(np.int32, copy=False)
+    return out

@@ -1,11 +1,12 @@
-"""Functional matrix engine: GEMM and CONV tiles through isa.semantics, costed by isa.timing."""
+"""Functional matrix engine: GEMM and CONV tiles by isa.semantics' rules, costed by isa.timing."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from isa import semantics, timing
+from isa import timing
 from isa.operands import cycle_operands, extents
+from npusim.exec import kernels
 from npusim.exec.operands import check_limit, check_sram, shape_key, writer
 from npusim.exec.state import ExecInfo
 from npusim.faults import IllegalInstructionError
@@ -120,14 +121,14 @@ def gemm(instr, state, dram, timing_only):
         check_sram(state, name, f[name], count, name)
     if timing_only:
         return info, None
-    # computed now, at issue (semantics.gemm makes new arrays): the sources need no copies
+    # computed now, at issue (kernels.gemm makes new arrays): the sources need no copies
     buffers = state.buffers
     a = buffers["ibuf"][f["ibuf"]:f["ibuf"] + m * k].reshape(m, k)
     w = buffers["wbuf"][f["wbuf"]:f["wbuf"] + k * n]
     # wt = 1: the tile is stored n x k (Kᵀ of Q·Kᵀ as DMA loads K, tokens x head_dim)
     w = w.reshape(n, k).T if f["wt"] else w.reshape(k, n)
     acc = buffers["abuf"][f["abuf"]:f["abuf"] + m * n].reshape(m, n) if f["acc"] else None
-    out = semantics.gemm(a, w, acc).astype(state.dtypes["abuf"], copy=False)
+    out = kernels.gemm(a, w, acc).astype(state.dtypes["abuf"], copy=False)
     return info, writer(state, "abuf", f["abuf"], out)
 
 
@@ -148,7 +149,7 @@ def conv(instr, state, dram, timing_only):
     if timing_only:
         return info, None
     # isa.semantics.conv2d's im2col as one gather from the zero-padded input, its indices
-    # worked out once per shape; the same (oh*ow, kh*kw*cin) matrix goes to semantics.gemm
+    # worked out once per shape; the same (oh*ow, kh*kw*cin) matrix goes to the gemm
     in_h, in_w = f["in_h"], f["in_w"]
     pt, pl, pb, pr = (regs["conv_pad_top"], regs["conv_pad_left"], regs["conv_pad_bottom"],
                       regs["conv_pad_right"])
@@ -171,5 +172,5 @@ def conv(instr, state, dram, timing_only):
     acc = state.buffers["abuf"][f["abuf"]:f["abuf"] + oh * ow * cout].reshape(oh * ow, cout) \
         if f["acc"] else None
     # computed now, at issue: the sources need no copy of their own
-    out = semantics.gemm(x[gather], w.reshape(kh * kw * cin, cout), acc)
+    out = kernels.gemm(x[gather], w.reshape(kh * kw * cin, cout), acc)
     return info, writer(state, "abuf", f["abuf"], out.astype(state.dtypes["abuf"], copy=False))

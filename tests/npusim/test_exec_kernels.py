@@ -62,3 +62,16 @@ def test_floats_go_to_the_reference():
     assert same(kernels.elementwise("vmul", a, b, np.float16),
                 semantics.elementwise("vmul", a, b, np.float16))
     assert same(kernels.bias_add(a, b[:4], 4, np.float16), semantics.bias_add(a, b[:4], 4, np.float16))
+
+
+@pytest.mark.parametrize("m,k,n", [(1, 1, 1), (256, 16, 16), (64, 144, 16), (7, 1024, 5),
+                                   (3, 1025, 2)])
+def test_gemm(m, k, n):
+    rng = np.random.default_rng(k)
+    a = rng.integers(-128, 128, (m, k)).astype(np.int8)
+    w = rng.integers(-128, 128, (k, n)).astype(np.int8)
+    a[0, :], w[:, 0] = -128, -128  # the largest products, all of one sign: the deepest sums
+    acc = ints(rng, m * n).reshape(m, n)  # int32 extremes: the sum wraps
+    for c in (None, acc):
+        assert same(kernels.gemm(a, w, c), semantics.gemm(a, w, c))
+    assert same(kernels.gemm(a, w.T.copy().T, acc), semantics.gemm(a, w, acc))  # a strided w
