@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import simpy
-
 from simpy.events import Event
 
 from npusim.units.sync import Port, succeed_later

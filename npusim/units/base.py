@@ -120,6 +120,8 @@ class Unit:
 
     # spec refs this class runs with execute() (DMA transfers); the others are inline in run()
     SPECIAL = frozenset()
+    # a blocked wait is woken once, its cycles after the signal's put (Semaphore.put); a DMA
+    # channel's two events decide DRAM-port ties (docs/timing.md, "Events")
     FUSE_WAITS = True
 
     def run(self):

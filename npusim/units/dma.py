@@ -15,7 +15,7 @@ class DmaUnit(Unit):
     later of its (possibly delayed) last beat and start + ceil(fill / F)."""
 
     SPECIAL = frozenset(("dma_load", "dma_store"))
-    FUSE_WAITS = False
+    FUSE_WAITS = False  # woken when the semaphore turns positive, then its cycles (Unit)
 
     def __init__(self, core, name: str, port):
         self.port = port

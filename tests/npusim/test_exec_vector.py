@@ -190,4 +190,3 @@ def test_integer_only_ops_are_illegal_in_fp16_mode():
     put(st, "wbuf", 0, [0.25, 4.0])
     execute(binary("vmul", 2), st, None)
     assert get(st, "obuf", 0, 2) == [0.375, -8.0]
-
