@@ -97,7 +97,8 @@ class LoweredProgram:
         """Compulsory traffic: each input and the output once, and the model's weights once
         (not the zeros a space-to-depth rewrite adds: a conv's MACs per output pixel)."""
         eb = self.hw.act_bytes
-        acts = sum(self.tensor(x).numel for x in layer.inputs) + self.tensor(layer.y).numel
+        acts = sum(self.tensor(x).numel for x in layer.inputs) + self.tensor(layer.y).numel + \
+            getattr(layer, "const_elems", 0)  # a concat's constant parts
         w = getattr(layer, "weights", None)
         g = getattr(layer, "geom", None)
         if w is not None and g is not None and getattr(layer, "useful_macs", None):

@@ -3,7 +3,7 @@ and its DRAM interface (CALC: a memory that never stalls the array; USER: its ba
 
 from __future__ import annotations
 
-from isa.target import Target, TargetError
+from isa.target import Target, TargetError, get_target_kind
 
 from .config import ScaleConfig
 from .errors import ScaleSimError
@@ -19,6 +19,8 @@ ABUF_PER_OFMAP = 4  # SCALE-Sim's ofmap SRAM holds the partial sums: as many int
 # a cycle: two vector lanes per array column (the npu kind's 16 at least, its 64 at most)
 LANES = (16, 64)
 LANES_PER_COLUMN = 2
+# the largest accumulator the npu kind has (32 MiB: what its element addresses reach)
+_ABUF_MAX_KB = get_target_kind("npu").attr("abuf-kb").max
 
 
 def target_attrs(config: ScaleConfig) -> dict:
@@ -26,7 +28,7 @@ def target_attrs(config: ScaleConfig) -> dict:
     attrs = {"array": f"{config.array_rows}x{config.array_cols}",
              "ibuf-kb": config.ifmap_sram_kb, "wbuf-kb": config.filter_sram_kb,
              "obuf-kb": config.ofmap_sram_kb,
-             "abuf-kb": min(1024, ABUF_PER_OFMAP * config.ofmap_sram_kb),
+             "abuf-kb": min(_ABUF_MAX_KB, ABUF_PER_OFMAP * config.ofmap_sram_kb),
              "vector-lanes": min(LANES[1],
                                  max(LANES[0], LANES_PER_COLUMN * config.array_cols))}
     if config.bandwidth_mode == "CALC":

@@ -26,6 +26,12 @@ class CompiledModel:
     def quantized(self) -> bool:
         return self.module is not None
 
+    @property
+    def host_tables(self) -> dict:
+        """{table: array} the host's embedding lookups read (int8, or fp16 on fp16 Targets)."""
+        return self.module.host_tables if self.module is not None else \
+            self.graph.meta.get("host_tables", {})
+
 
 @register_backend("npu")
 class NpuBackend(Backend):
