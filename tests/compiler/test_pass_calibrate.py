@@ -62,3 +62,27 @@ def test_threaded_calibration_sees_what_one_sample_after_another_sees(monkeypatc
         for v, x in run_graph(g, feed, keep_all=True).items():
             want[v] = max(want.get(v, 0.0), float(np.abs(x).max()))
     assert list(got.meta["calibration"]["absmax"].items()) == list(want.items())
+
+
+def test_derived_bias_and_relu_extremes_are_the_arrays_own():
+    """absmax_ranges reads a bias_add's and a relu's extremes off their input's (per channel,
+    rounding being monotone): the same floats as max |x| of each array, also where a channel
+    or a whole tensor is negative (relu all zero) and for a bias_add after a relu."""
+    from compiler.passes.calibrate import absmax_ranges
+    from compiler.reference import run_graph
+    rng = np.random.default_rng(7)
+    b = GraphBuilder("d")
+    x = b.input("x", (1, 3, 6, 6))
+    w = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    y = b.conv2d(x, w, pad=1, name="conv")
+    y = b.bias_add(y, np.array([0.5, -40.0, 1e-3, 3.0], np.float32), name="bias")
+    y = b.relu(y, name="r1")
+    y = b.bias_add(y, np.array([-1.0, 2.0, -3.0, 0.25], np.float32), name="bias2")
+    y = b.relu(b.bias_add(y, np.full(4, -100.0, np.float32), name="bias3"), name="r2")
+    g = PassManager.from_string("convert-layout").run(b.build(y), PassContext())
+    assert {n.op for n in g.nodes} >= {"nn.conv2d", "nn.bias_add", "nn.relu"}
+    for feed in generate_inputs(g, 3, seed=2):
+        want = {v: float(np.abs(a).max()) for v, a in run_graph(g, feed, keep_all=True).items()}
+        got = absmax_ranges(g, feed)
+        assert list(got.items()) == list(want.items())
+    assert got["r2"] == 0.0
