@@ -19,6 +19,7 @@ from isa.semantics import INT32_MAX, INT32_MIN, saturate
 
 from .errors import QuantizationError
 from .ops.common import per_channel
+from .parallel import over_rows
 
 QMAX = 127
 MIN_SCALE = 1e-8            # a value that is always 0 still needs a finite scale
@@ -64,12 +65,15 @@ def quantize_weights(w: np.ndarray, axis: int) -> tuple:
     rows = w.reshape(-1, w.shape[-1])
     out = np.empty(rows.shape, np.int8)
     step = CHUNK // rows.shape[1]
-    buf = np.empty((step, rows.shape[1]))
-    for a in range(0, rows.shape[0], step):
-        t = buf[:min(step, rows.shape[0] - a)]
-        np.divide(rows[a:a + len(t)], s, out=t)
-        np.clip(np.rint(t, out=t), -QMAX, QMAX, out=t)
-        out[a:a + len(t)] = t
+
+    def quantize_rows(lo: int, hi: int) -> None:  # in row blocks over the cores
+        buf = np.empty((step, rows.shape[1]))
+        for a in range(lo, hi, step):
+            t = buf[:min(step, hi - a)]
+            np.divide(rows[a:a + len(t)], s, out=t)
+            np.clip(np.rint(t, out=t), -QMAX, QMAX, out=t)
+            out[a:a + len(t)] = t
+    over_rows(rows.shape[0], rows.shape[1], quantize_rows)
     return out.reshape(w.shape), s
 
 
