@@ -124,11 +124,13 @@ def absmax_ranges(graph: Graph, feed: dict) -> dict:
     and max relu(x) = max(max x, 0) -- the same floats, bit for bit, without two passes over
     each of those tensors (a ResNet's conv -> bias_add -> relu reads its output once)."""
     producer = {n.output: n for n in graph.nodes}
+
+    def bias_axis(n) -> int | None:
+        return n.attrs.get("axis", 1) if n.op == "nn.bias_add" and \
+            n.inputs[1] in graph.constants else None
     # data input of a bias_add -> the channel axis whose per-channel extremes it needs
-    per_channel_of = {}
-    for n in graph.nodes:
-        if n.op == "nn.bias_add" and n.inputs[1] in graph.constants:
-            per_channel_of[n.inputs[0]] = n.attrs.get("axis", 1)
+    per_channel_of = {n.inputs[0]: bias_axis(n) for n in graph.nodes
+                      if bias_axis(n) is not None}
     ranges, extremes, channel = {}, {}, {}
 
     def observe(v, x):
@@ -136,12 +138,14 @@ def absmax_ranges(graph: Graph, feed: dict) -> dict:
             return
         n = producer.get(v)
         src = n.inputs[0] if n is not None else None
-        if n is not None and n.op == "nn.bias_add" and src in channel:
+        kept = channel.get(src)
+        b = graph.constants[n.inputs[1]] if kept is not None and n.op == "nn.bias_add" \
+            else None
+        if b is not None and kept[0] == bias_axis(n) % x.ndim and b.shape == kept[1].shape \
+                and b.dtype == x.dtype:
             # per channel c: max fl(x + b_c) = fl(max x + b_c), likewise min
-            cmax, cmin = channel.pop(src)
-            b = graph.constants[n.inputs[1]]
-            hi = (cmax + b).astype(x.dtype, copy=False).max()
-            lo = (cmin + b).astype(x.dtype, copy=False).min()
+            hi = (kept[1] + b).astype(x.dtype, copy=False).max()
+            lo = (kept[2] + b).astype(x.dtype, copy=False).min()
         elif n is not None and n.op == "nn.relu" and src in extremes:
             # np.maximum(x, 0) elementwise: its extremes are those of x, each maxed with 0
             hi, lo = (np.maximum(e, 0).astype(x.dtype) for e in extremes[src])
@@ -149,7 +153,7 @@ def absmax_ranges(graph: Graph, feed: dict) -> dict:
             axis = per_channel_of[v] % x.ndim
             other = tuple(i for i in range(x.ndim) if i != axis)
             cmax, cmin = x.max(axis=other), x.min(axis=other)
-            channel[v] = (cmax, cmin)
+            channel[v] = (axis, cmax, cmin)
             hi, lo = cmax.max(), cmin.min()
         else:
             hi, lo = x.max(), x.min()

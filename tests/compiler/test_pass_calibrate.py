@@ -86,3 +86,18 @@ def test_derived_bias_and_relu_extremes_are_the_arrays_own():
         got = absmax_ranges(g, feed)
         assert list(got.items()) == list(want.items())
     assert got["r2"] == 0.0
+
+
+def test_derived_extremes_keep_to_the_bias_axis():
+    """One value feeding bias_adds along two axes of the same size: each is read along its
+    own axis (the per-channel extremes kept are for one axis only)."""
+    from compiler.passes.calibrate import absmax_ranges
+    from compiler.reference import run_graph
+    b = GraphBuilder("axes")
+    x = b.relu(b.input("x", (1, 4, 4, 4)), name="r")
+    lhs = b.bias_add(x, np.array([9.0, 0, 0, -9.0], np.float32), axis=1, name="b1")
+    rhs = b.bias_add(x, np.array([0, 5.0, -7.0, 0], np.float32), axis=3, name="b3")
+    g = b.build(b.add(lhs, rhs, name="sum"))
+    for feed in generate_inputs(g, 2, seed=4):
+        want = {v: float(np.abs(a).max()) for v, a in run_graph(g, feed, keep_all=True).items()}
+        assert list(absmax_ranges(g, feed).items()) == list(want.items())
