@@ -4,6 +4,7 @@ loops, so the blocks run at once, and each element is computed as it would be in
 
 from __future__ import annotations
 
+import itertools
 import os
 from concurrent.futures import ThreadPoolExecutor
 
@@ -22,17 +23,29 @@ def _pool(workers: int) -> ThreadPoolExecutor:
 
 
 def over_rows(rows: int, elems_per_row: int, fn) -> None:
-    """fn(lo, hi) for a partition of range(rows) into contiguous blocks, one per usable core
-    (fewer when a block would have under MIN_BLOCK elements); the calling thread runs the
-    first, and this returns once all have run (an exception in one is raised here)."""
-    parts = min(usable_cores(), rows, rows * elems_per_row // MIN_BLOCK)
-    if parts <= 1:
+    """fn(lo, hi) for a partition of range(rows) into contiguous blocks of at least MIN_BLOCK
+    elements, taken in turn by the calling thread and by up to one helper thread per other
+    usable core; returns once all have run (an exception in one is raised here). The caller
+    works through the blocks itself rather than wait for a helper the OS has not run yet (on
+    a loaded machine): a helper that has not started is cancelled, one that has finishes the
+    block it holds."""
+    blocks = min(rows, rows * elems_per_row // MIN_BLOCK)
+    helpers = min(usable_cores(), blocks) - 1
+    if helpers < 1:
         fn(0, rows)
         return
-    bounds = [rows * k // parts for k in range(parts + 1)]
-    futures = [_pool(parts - 1).submit(fn, bounds[k], bounds[k + 1]) for k in range(1, parts)]
+    bounds = [rows * k // blocks for k in range(blocks + 1)]
+    taken = itertools.count()  # next() on it is atomic: each block is taken once
+
+    def work() -> None:
+        for k in taken:
+            if k >= blocks:
+                return
+            fn(bounds[k], bounds[k + 1])
+    futures = [_pool(helpers).submit(work) for _ in range(helpers)]
     try:
-        fn(bounds[0], bounds[1])
+        work()
     finally:
         for f in futures:
-            f.result()
+            if not f.cancel():
+                f.result()

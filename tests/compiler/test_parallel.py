@@ -2,6 +2,7 @@
 
 import os
 import signal
+import threading
 
 import numpy as np
 import pytest
@@ -12,8 +13,8 @@ from compiler import parallel
 def test_blocks_partition_the_rows(monkeypatch):
     monkeypatch.setattr(parallel, "usable_cores", lambda: 3)
     seen = []
-    parallel.over_rows(10, parallel.MIN_BLOCK, lambda lo, hi: seen.append((lo, hi)))
-    assert sorted(seen) == [(0, 3), (3, 6), (6, 10)]
+    parallel.over_rows(10, parallel.MIN_BLOCK // 2, lambda lo, hi: seen.append((lo, hi)))
+    assert sorted(seen) == [(0, 2), (2, 4), (4, 6), (6, 8), (8, 10)]  # 5 blocks of 2 rows
     seen.clear()  # too few elements for a second block: one call, inline
     parallel.over_rows(10, 1, lambda lo, hi: seen.append((lo, hi)))
     assert seen == [(0, 10)]
@@ -29,11 +30,27 @@ def test_blocks_compute_what_one_call_does(monkeypatch):
     assert np.array_equal(out, (w.astype(np.float64) * s).astype(np.float32))
 
 
+def test_the_caller_does_every_block_when_no_helper_runs(monkeypatch):
+    """A helper the OS does not run (a loaded machine) leaves its blocks to the caller."""
+    monkeypatch.setattr(parallel, "usable_cores", lambda: 2)
+    from concurrent.futures import ThreadPoolExecutor
+    gate, pool = threading.Event(), ThreadPoolExecutor(1)
+    monkeypatch.setattr(parallel, "_POOL", {os.getpid(): pool})
+    pool.submit(gate.wait)  # the one helper is busy elsewhere
+    me, seen = threading.get_ident(), []
+    try:
+        parallel.over_rows(8, parallel.MIN_BLOCK, lambda lo, hi: seen.append(
+            (lo, threading.get_ident() == me)))
+    finally:
+        gate.set()
+    assert seen == [(k, True) for k in range(8)]
+
+
 def test_an_error_in_a_block_is_raised(monkeypatch):
     monkeypatch.setattr(parallel, "usable_cores", lambda: 2)
 
     def fail(lo, hi):
-        if lo:
+        if lo == 5:
             raise ValueError(f"block {lo}")
     with pytest.raises(ValueError, match="block 5"):
         parallel.over_rows(10, parallel.MIN_BLOCK, fail)
