@@ -105,59 +105,13 @@ class Calibrate(Pass):
 
     def sample_ranges(self, graph: Graph, feed: dict) -> dict:
         """{float value: its statistic} over one sample, each taken as the value appears."""
-        if self.options["method"] == "absmax":
-            return absmax_ranges(graph, feed)
-        pct = self.options["percentile"]
+        absmax, pct = self.options["method"] == "absmax", self.options["percentile"]
         ranges = {}
 
         def observe(v, x):
             if x.dtype.kind == "f":
-                ranges[v] = float(np.percentile(np.abs(x), pct))
+                # max|x| as max(max x, -min x): two reductions, no |x| copy
+                ranges[v] = float(max(x.max(), -x.min()) if absmax else
+                                  np.percentile(np.abs(x), pct))
         run_graph(graph, feed, observe=observe)
         return ranges
-
-
-def absmax_ranges(graph: Graph, feed: dict) -> dict:
-    """{float value: max |x|} over one sample, as max(max x, -min x) of each value, with the
-    extremes of a bias_add's and a relu's output derived from their input's instead of read
-    off the array: rounding is monotone, so max_i fl(x_i + b) = fl(max_i x_i + b) per channel,
-    and max relu(x) = max(max x, 0) -- the same floats, bit for bit, without two passes over
-    each of those tensors (a ResNet's conv -> bias_add -> relu reads its output once)."""
-    producer = {n.output: n for n in graph.nodes}
-
-    def bias_axis(n) -> int | None:
-        return n.attrs.get("axis", 1) if n.op == "nn.bias_add" and \
-            n.inputs[1] in graph.constants else None
-    # data input of a bias_add -> the channel axis whose per-channel extremes it needs
-    per_channel_of = {n.inputs[0]: bias_axis(n) for n in graph.nodes
-                      if bias_axis(n) is not None}
-    ranges, extremes, channel = {}, {}, {}
-
-    def observe(v, x):
-        if x.dtype.kind != "f":
-            return
-        n = producer.get(v)
-        src = n.inputs[0] if n is not None else None
-        kept = channel.get(src)
-        b = graph.constants[n.inputs[1]] if kept is not None and n.op == "nn.bias_add" \
-            else None
-        if b is not None and kept[0] == bias_axis(n) % x.ndim and b.shape == kept[1].shape \
-                and b.dtype == x.dtype:
-            # per channel c: max fl(x + b_c) = fl(max x + b_c), likewise min
-            hi = (kept[1] + b).astype(x.dtype, copy=False).max()
-            lo = (kept[2] + b).astype(x.dtype, copy=False).min()
-        elif n is not None and n.op == "nn.relu" and src in extremes:
-            # np.maximum(x, 0) elementwise: its extremes are those of x, each maxed with 0
-            hi, lo = (np.maximum(e, 0).astype(x.dtype) for e in extremes[src])
-        elif v in per_channel_of and x.ndim > 0 and x.size:
-            axis = per_channel_of[v] % x.ndim
-            other = tuple(i for i in range(x.ndim) if i != axis)
-            cmax, cmin = x.max(axis=other), x.min(axis=other)
-            channel[v] = (axis, cmax, cmin)
-            hi, lo = cmax.max(), cmin.min()
-        else:
-            hi, lo = x.max(), x.min()
-        extremes[v] = (hi, lo)
-        ranges[v] = float(max(hi, -lo))
-    run_graph(graph, feed, observe=observe)
-    return ranges
