@@ -107,10 +107,14 @@ def _nsga2_class():
     import optuna
 
     class NSGA2(optuna.samplers.NSGAIISampler):
-        """Optuna's NSGA-II (its uniform crossover, binary tournaments and elite selection;
-        population = the space's batch) made to spend a small budget well:
-        - parents are chosen from everything finished so far (its elites, and its whole
-          feasible front), not from the last generation alone;
+        """Optuna's NSGA-II (its uniform crossover and binary tournaments; population = the
+        space's batch) made to spend a small budget well:
+        - the parents are the elites of everything finished so far, not of the last
+          generation and its parents alone, chosen as NSGA-III chooses its survivors
+          (Optuna's NSGAIIIElitePopulationSelectionStrategy: rank, then niches around
+          reference points on the normalized objectives, instead of NSGA-II's crowding
+          distance, which keeps each objective's extremes first and, in three objectives,
+          spends a population of 8 on them; the niches spread the elites over the front);
         - a mutated value (each with probability 1/params) moves to a neighbour in its list
           (NSGA2_STEP of the time) rather than anywhere: a front's points are neighbours;
         - the first generation is a Latin hypercube, seeded by the study seed: every value
@@ -120,13 +124,22 @@ def _nsga2_class():
           often, on a discrete space) is mutated again until it is new: a repeat costs a
           trial of the budget and teaches nothing;
         - every parameter is sampled here, over the space's own distributions (Optuna infers
-          them from finished trials, so it has none yet for the first points)."""
+          them from finished trials, so it has none yet for the first points).
+        The constraints (the space's [constraints]) go to both strategies: a feasible point
+        dominates an infeasible one, and of two infeasible ones the smaller violation wins."""
 
         def __init__(self, dists: dict, *, study_seed: int, seed: int,
                      mutation_prob: float | None = None, step_prob: float = NSGA2_STEP,
                      **kwargs):
             # crossover is Optuna's; mutation is done here (Optuna's redraws uniformly)
+            from optuna.samplers._nsgaiii._elite_population_selection_strategy import \
+                NSGAIIIElitePopulationSelectionStrategy
             super().__init__(seed=seed, mutation_prob=0.0, **kwargs)
+            # NSGA-III's survival for the elites (see the class docstring); its tie-breaks
+            # draw from this sampler's seeded state, so a point still depends only on its seed
+            self._elite_population_selection_strategy = NSGAIIIElitePopulationSelectionStrategy(
+                population_size=self._population_size, constraints_func=self._constraints_func,
+                rng=self._rng)
             self._dists = dists
             self._study_seed = study_seed
             self._mutation_prob = mutation_prob
@@ -137,15 +150,12 @@ def _nsga2_class():
             return {n: d for n, d in self._dists.items() if not d.single()}
 
         def select_parent(self, study, generation: int) -> list:
-            """Optuna's elites (rank, then crowding) of everything finished so far, not only
-            of the last generation and its parents, and with them every feasible point no
-            other dominates: a population of 8 holds only 8 of a front that may have 20."""
+            """The elites (population_size of them) of everything finished so far: a
+            population of 8 is too few to forget the generations before the last."""
             from optuna.trial import TrialState
             done = study._get_trials(deepcopy=False, states=[TrialState.COMPLETE],
                                      use_cache=True)
-            elites = self._elite_population_selection_strategy(study, done)
-            chosen = {t.number for t in elites}
-            return elites + [t for t in _front(study, done) if t.number not in chosen]
+            return self._elite_population_selection_strategy(study, done)
 
         def sample_relative(self, study, trial, search_space) -> dict:
             if not search_space:
@@ -226,18 +236,6 @@ def _uniform(d, rng):
     if isinstance(d, CategoricalDistribution):
         return d.choices[rng.integers(len(d.choices))]
     return _at(d, rng.random())
-
-
-def _front(study, trials: list) -> list:
-    """The trials that meet every constraint and that no other such trial dominates."""
-    import numpy as np
-    from npusim.dse.pareto import non_dominated
-    ok = [t for t in trials if max(constraints_of(t)) <= 0 and t.values is not None]
-    if not ok:
-        return []
-    sign = np.array([1.0 if d.name == "MINIMIZE" else -1.0 for d in study.directions])
-    losses = np.array([t.values for t in ok], float) * sign
-    return [t for t, keep in zip(ok, non_dominated(losses)) if keep]
 
 
 def _at(d, u: float):

@@ -93,3 +93,56 @@ def test_nsga2_and_tpe_come_near_the_known_front_with_a_fifth_of_the_budget(tmp_
         assert all(0.0 < r <= 1.0 for r in ratios), ratios
         # (0.93 and 0.96 today; the real space's figures are experiments/bench_dse.py's)
         assert np.mean(ratios) >= 0.9, (sampler, ratios)
+
+
+AREA_LIMIT = 3.0  # mm^2 of the synthetic formula: about a third of its 240 points break it
+
+
+def constrained(task: dict) -> dict:
+    """The synthetic formula's record under area_mm2 <= AREA_LIMIT (evaluate.py's convention:
+    one value - max per constraint, infeasible when it is > 0)."""
+    rec = synthetic(task)
+    over = rec["values"]["area_mm2"] - AREA_LIMIT
+    return dict(rec, constraints=[over], status="infeasible" if over > 0 else "ok",
+                reason=f"constraint area_mm2 = {rec['values']['area_mm2']:g} > max "
+                       f"{AREA_LIMIT:g}" if over > 0 else "")
+
+
+def test_nsga2_parents_are_feasible_elites_of_the_whole_history(tmp_path):
+    """The configuration the benchmark measures: NSGA-II's parents are the population_size
+    elites of every finished point (not the last generation's), chosen by NSGA-III's
+    reference-point survival under the constraints; the same storage gives the same elites."""
+    from optuna.samplers._nsgaiii._elite_population_selection_strategy import \
+        NSGAIIIElitePopulationSelectionStrategy
+    from npusim.dse import samplers
+    from npusim.dse.storage import open_study
+    space = dse.parse_space({"study": {"name": "elites", "base": "npu-edge", "sampler": "nsga2",
+                                       "seed": 3, "trials": 40, "batch": 8},
+                             "workloads": {"models": ["small_cnn"]}, "space": SPACE,
+                             "objectives": {"minimize": OBJECTIVES},
+                             "constraints": {"area_mm2": {"max": AREA_LIMIT}}},
+                            source=str(tmp_path / "elites.toml"))
+    dse.run_study(space, progress=False, evaluate=constrained)
+    df = dse.load(space)
+    assert len(df) == 40 and (df["status"] == "infeasible").any()
+    study = open_study(space)
+    sampler = samplers.make_sampler(space, 40, 48)
+    assert isinstance(sampler._elite_population_selection_strategy,
+                      NSGAIIIElitePopulationSelectionStrategy)
+    elites = sampler.select_parent(study, 5)
+    numbers = sorted(t.number for t in elites)
+    assert len(numbers) == 8
+    # feasible points only: the study has more than 8 of them, and a feasible point
+    # constraint-dominates every infeasible one
+    ok = set(df.loc[df["status"] == "ok", "trial"])
+    assert len(ok) > 8 and set(numbers) <= ok, (numbers, sorted(ok))
+    # from the whole history, not only the last generation (points 32..39)
+    assert min(numbers) < 32, numbers
+    # rank first: every elite is non-dominated among the feasible points when the feasible
+    # front holds at least 8 of them, else the whole front is among the elites
+    feasible = df[df["status"] == "ok"]
+    front = set(feasible["trial"][dse.non_dominated(feasible[OBJECTIVES].to_numpy(float))])
+    assert set(numbers) <= front if len(front) >= 8 else front <= set(numbers)
+    # deterministic: a fresh sampler for the same point picks the same elites
+    again = samplers.make_sampler(space, 40, 48).select_parent(study, 5)
+    assert sorted(t.number for t in again) == numbers
