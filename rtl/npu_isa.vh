@@ -43,6 +43,13 @@
 `define F_CONV_CIN(w) w[99:88]
 `define F_CONV_COUT(w) w[107:100]
 `define F_CONV_ACC(w) w[108:108]
+`define F_DWCONV_IBUF(w) w[27:8]
+`define F_DWCONV_WBUF(w) w[47:28]
+`define F_DWCONV_ABUF(w) w[67:48]
+`define F_DWCONV_IN_H(w) w[77:68]
+`define F_DWCONV_IN_W(w) w[87:78]
+`define F_DWCONV_CHANNELS(w) w[95:88]
+`define F_DWCONV_ACC(w) w[96:96]
 `define F_VADD_DST_BUF(w) w[9:8]
 `define F_VADD_DST(w) w[29:10]
 `define F_VADD_SRC0_BUF(w) w[31:30]
@@ -348,6 +355,32 @@ localparam integer CONV_COUT_LSB = 100;
 localparam integer CONV_COUT_W = 8;
 localparam integer CONV_ACC_LSB = 108;
 localparam integer CONV_ACC_W = 1;
+
+// ---- dwconv (matrix; unit: matrix)
+// semantics: abuf[oh x ow x channels] (+)= depthwise conv2d(ibuf[in_h x in_w x channels], wbuf[kh x kw x channels]) with conv_* registers: output channel c reads input channel c only. Needs the array's depthwise mode (Target -depthwise-mode=1, weight-stationary).
+// timing: matrix_dwconv = sum(kp + oh * ow + R + C - 1 for kp in passes) cycles
+//   ibuf       [27:8] u: input tile, HWC
+//   wbuf       [47:28] u: weights, kh x kw x channels
+//   abuf       [67:48] u: output tile, HWC
+//   in_h       [77:68] u: input tile height
+//   in_w       [87:78] u: input tile width
+//   channels   [95:88] u: channels, one per array column (the depthwise mode's columns)
+//   acc        [96:96] u: 1: accumulate into abuf, 0: overwrite
+localparam [7:0] OP_DWCONV = 8'h22;
+localparam integer DWCONV_IBUF_LSB = 8;
+localparam integer DWCONV_IBUF_W = 20;
+localparam integer DWCONV_WBUF_LSB = 28;
+localparam integer DWCONV_WBUF_W = 20;
+localparam integer DWCONV_ABUF_LSB = 48;
+localparam integer DWCONV_ABUF_W = 20;
+localparam integer DWCONV_IN_H_LSB = 68;
+localparam integer DWCONV_IN_H_W = 10;
+localparam integer DWCONV_IN_W_LSB = 78;
+localparam integer DWCONV_IN_W_W = 10;
+localparam integer DWCONV_CHANNELS_LSB = 88;
+localparam integer DWCONV_CHANNELS_W = 8;
+localparam integer DWCONV_ACC_LSB = 96;
+localparam integer DWCONV_ACC_W = 1;
 
 // ---- vadd (vector; unit: vector)
 // semantics: dst[i] = sat(src0[i] + src1[i]); the residual-add form when src0 and src1 are different buffers.
