@@ -1,7 +1,8 @@
 """The array's depthwise mode (Target -depthwise-mode=1, the dwconv instruction): depthwise convs
 lower to dwconv tiles only where the array has it, bit-exact against the integer reference
 (padding, stride, kernels with more taps than array rows, several cores), faster than both the
-block-diagonal conv and the row-Toeplitz tiles."""
+block-diagonal conv and the row-Toeplitz tiles; and a quantized clip at vrequant's own clamps
+(relu6) costs no vclip."""
 
 import pytest
 
@@ -62,3 +63,18 @@ def test_one_pass_per_tile_of_16_channels():
     tiles = generate(lowered).text.count("dwconv ")
     assert tiles >= 1
     assert lowered.layers[0].schedule.est["matrix"] == tiles * (9 + 31) + 196
+def _relu6_graph(zp_lo):
+    """A quantized 1x1 conv whose activation is clip(lo, 127): lo = the output zero point
+    (relu6 with 6.0 at 127) or above it."""
+    g = qconv_graph(1, 8, 8, 16, 16, 1, 1, 0)
+    (node,) = g.nodes
+    node.attrs.update(act="clip", act_lo=zp_lo, act_hi=127)
+    return g
+
+
+def test_a_clip_at_the_requant_clamps_rides_on_vrequant():
+    lowered, _ = run_and_compare(_relu6_graph(0), "npu-edge")
+    assert "vclip" not in _mnemonics(lowered)
+    # a lower bound above the zero point is a real clip: bit-exact with its vclip
+    lowered, _ = run_and_compare(_relu6_graph(5), "npu-edge")
+    assert "vclip" in _mnemonics(lowered)
