@@ -62,15 +62,16 @@ SRAM_MM2_PER_KIB = 8 * 1024 * SRAM_BITCELL_UM2 / SRAM_ARRAY_EFFICIENCY / 1e6
 # ISSCC 2014: 8b mult 282, 32b add 137, 16b FP mult 1640, 32b FP add 4184 um^2.
 FP16_PE_EXTRA_UM2 = (1640 + 4184) - (282 + 137)
 
-# The array's depthwise mode (-depthwise-mode=1, the dwconv instruction) has no RTL yet: it is
-# priced from the Nangate45 cells of what it adds, as a design sketch (docs/codegen.md), not a
-# synthesis. Per PE: an 8-bit 2:1 mux choosing its own input lane over its left neighbour's,
-# 8 AND2 zeroing a padded tap, a 20-bit (AW) address adder (its pixel's address + its tap's
-# offset) and the in-tile check (two 16-bit adders for the tap's row and column, two 16-bit
-# comparisons against the tile): 6 x 16-or-20-bit ripple adders of full adders (2 XOR2 + 2 AND2
-# + OR2). Per array: the (R + C)-deep history of the im2col walker's pixel address and row and
-# column (20 + 16 + 16 bits a stage). Not priced: the buffer's wider read (R x C bytes a cycle
-# instead of R; buffers are priced by capacity only, as for every unit).
+# The array's depthwise mode (-depthwise-mode=1, the dwconv instruction) is not in the fit (its
+# RTL, rtl/dwconv_unit.v, is a unit of its own, not yet in npu_core): it is priced from the
+# Nangate45 cells of what it adds, as a design sketch (docs/codegen.md), not a synthesis. Per PE:
+# an 8-bit 2:1 mux choosing its own input lane over its left neighbour's, 8 AND2 zeroing a padded
+# tap, a 20-bit (AW) address adder (its pixel's address + its tap's offset) and the in-tile check
+# (two 16-bit adders for the tap's row and column, two 16-bit comparisons against the tile): 6 x
+# 16-or-20-bit ripple adders of full adders (2 XOR2 + 2 AND2 + OR2). Per array: the (R + C)-deep
+# history of the im2col walker's pixel address and row and column (20 + 16 + 16 bits a stage). Not
+# priced: the buffer's wider read (R x C bytes a cycle instead of R; buffers are priced by
+# capacity only, as for every unit).
 _FULL_ADDER_UM2 = 2 * cell_um2("XOR") + 2 * cell_um2("AND") + cell_um2("OR")
 DEPTHWISE_PE_EXTRA_UM2 = (8 * cell_um2("MUX") + 8 * cell_um2("AND")
                           + (20 + 4 * 16) * _FULL_ADDER_UM2)

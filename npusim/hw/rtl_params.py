@@ -69,7 +69,13 @@ def dram_params(t: Target, dram_bytes: int | None = None) -> dict:
     return {"BW": t.dram_bw, "LAT": t.dram_latency, "DRAM_BYTES": size}
 
 
-UNIT_PARAMS = {"matrix": matrix_params, "vector": vector_params, "dma": dma_params}
+UNIT_PARAMS = {"matrix": matrix_params, "vector": vector_params, "dma": dma_params,
+               # the matrix unit's depthwise mode (rtl/dwconv_unit.v, -depthwise-mode=1): its
+               # own testbench until npu_core instantiates it
+               "dwconv": matrix_params}
+# rtl/ files of the depthwise-mode matrix unit, top module first (not yet in npu_core, nor in
+# the fitted area model: npusim.hw.area prices the mode from cells)
+DWCONV_SOURCES = ["dwconv_unit.v", "systolic_array_dw.v", "systolic_pe.v"]
 
 
 def queued_units(t: Target) -> int:
