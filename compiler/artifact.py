@@ -81,8 +81,7 @@ class Artifact:
 
     @property
     def isa_version(self) -> str:
-        from isa.spec import load_spec
-        return load_spec().version
+        return self.program.isa_version  # the oldest ISA that runs it (1.0 if it can)
 
     def dram_image(self, dram) -> None:
         """Write the constants into a simulator Dram (npusim.memory.Dram)."""
@@ -129,7 +128,7 @@ class Artifact:
             raise ArtifactError(f"{d}: stale artifact: format version {m.get('format_version')}"
                                 f", this npusim reads {FORMAT_VERSION}; recompile the model")
         from isa.spec import load_spec
-        if m.get("isa_version") != load_spec().version:
+        if not load_spec().reads(str(m.get("isa_version"))):
             raise ArtifactError(f"{d}: stale artifact: built for ISA {m.get('isa_version')}, "
                                 f"this npusim implements {load_spec().version}; recompile it")
         _check_fields(path, m)

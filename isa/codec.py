@@ -66,6 +66,12 @@ class _Layout:
         # (name, lsb, mask, lo, hi, enum values by name or None)
         self.fields = tuple((f.name, f.lsb, f.mask, *f.legal,
                              spec.enums[f.enum].values if f.enum else None) for f in ins.fields)
+        # a split field's parts after the first: (lsb in the word, part mask, shift in the
+        # value); the first part is at (lsb, mask) above, its mask the low part's here
+        self.split = {f.name: (((1 << f.parts[0][1]) - 1),
+                               tuple((b, (1 << w) - 1, sum(x for _, x in f.parts[:i]))
+                                     for i, (b, w) in enumerate(f.parts) if i))
+                      for f in ins.fields if f.split}
         self.signs = {f.name: 1 << (f.width - 1) if f.signed else 0 for f in ins.fields}
         self.enum_codes = {f.name: frozenset(spec.enums[f.enum].names) for f in ins.fields
                            if f.enum}
@@ -137,12 +143,18 @@ def encode_word(instr: Instruction, spec: IsaSpec | None = None) -> int:
     Instruction can be built by hand)."""
     spec = spec or load_spec()
     lay = _layout(instr.spec, spec)
-    word, values = lay.base, instr.fields
+    word, values, split = lay.base, instr.fields, lay.split
     for name, lsb, mask, lo, hi, names in lay.fields:
         value = values[name]
         if not lo <= value <= hi or (names is not None and value not in lay.enum_codes[name]):
             _check_value(instr.spec, instr.spec.field_map[name], value, spec)
-        word |= (value & mask) << lsb
+        value &= mask
+        if name in split:  # the low bits where the field starts, the rest in its other parts
+            low, parts = split[name]
+            for plsb, pmask, shift in parts:
+                word |= ((value >> shift) & pmask) << plsb
+            value &= low
+        word |= value << lsb
     return word
 
 
@@ -180,9 +192,15 @@ def decode_word(word: int, spec: IsaSpec | None = None) -> Instruction:
         raise DecodeError(f"illegal instruction: {ins.mnemonic} word {word:#034x} has reserved "
                           f"bits set (mask {word & ins.reserved_mask:#x}); they must be zero")
     lay = _layout(ins, spec)
-    fields, signs = {}, lay.signs
+    fields, signs, split = {}, lay.signs, lay.split
     for name, lsb, mask, lo, hi, names in lay.fields:
-        value = (word >> lsb) & mask
+        if name in split:
+            low, parts = split[name]
+            value = (word >> lsb) & low
+            for plsb, pmask, shift in parts:
+                value |= ((word >> plsb) & pmask) << shift
+        else:
+            value = (word >> lsb) & mask
         if value & signs[name]:  # two's complement
             value -= mask + 1
         if not lo <= value <= hi or (names is not None and value not in lay.enum_codes[name]):

@@ -30,6 +30,10 @@ class EnumSpec:
 
 @dataclass(frozen=True)
 class FieldSpec:
+    """One field of an instruction word. `lsb` is where its low bit is and `width` its whole
+    width in bits; a split field (spec `lsb = [84, 102], width = [8, 1]`) keeps its value's
+    low bits at `lsb` and the rest in further parts, low first (`parts`)."""
+
     name: str
     lsb: int
     width: int
@@ -38,6 +42,17 @@ class FieldSpec:
     range: tuple[int, int] | None = None
     target_max: str | None = None  # Target-derived limit checked at assembly time
     buffer: str | None = None      # fixed buffer name or the enum field naming it
+    # (lsb, width) of each part in the word, the value's low bits first; () = one part
+    parts: tuple[tuple[int, int], ...] = ()
+
+    def __post_init__(self):
+        if not self.parts:
+            object.__setattr__(self, "parts", ((self.lsb, self.width),))
+
+    @property
+    def split(self) -> bool:
+        """True when the field's bits are in more than one run of the word."""
+        return len(self.parts) > 1
 
     @property
     def signed(self) -> bool:
@@ -49,11 +64,43 @@ class FieldSpec:
 
     @property
     def msb(self) -> int:
-        return self.lsb + self.width - 1
+        """The top bit of the low part (of the whole field unless it is split)."""
+        return self.lsb + self.parts[0][1] - 1
+
+    @property
+    def slices(self) -> tuple[tuple[int, int], ...]:
+        """(msb, lsb) of each part in the word, the value's low bits first."""
+        return tuple((lsb + w - 1, lsb) for lsb, w in self.parts)
 
     @property
     def mask(self) -> int:
+        """The value's bits, (1 << width) - 1."""
         return (1 << self.width) - 1
+
+    @property
+    def word_mask(self) -> int:
+        """The bits of the instruction word the field occupies."""
+        out = 0
+        for lsb, w in self.parts:
+            out |= ((1 << w) - 1) << lsb
+        return out
+
+    def place(self, value: int) -> int:
+        """The field's bits of a word holding `value` (two's complement for a signed field)."""
+        value &= self.mask
+        out, shift = 0, 0
+        for lsb, w in self.parts:
+            out |= ((value >> shift) & ((1 << w) - 1)) << lsb
+            shift += w
+        return out
+
+    def extract(self, word: int) -> int:
+        """The field's raw (unsigned) value in `word`."""
+        out, shift = 0, 0
+        for lsb, w in self.parts:
+            out |= ((word >> lsb) & ((1 << w) - 1)) << shift
+            shift += w
+        return out
 
     @property
     def encodable(self) -> tuple[int, int]:
@@ -110,8 +157,18 @@ class InstructionSpec:
         """Bits of the word this instruction leaves unused; they must be zero."""
         used = 0
         for f in self.fields:
-            used |= f.mask << f.lsb
+            used |= f.word_mask
         return ((1 << 128) - 1) & ~used & ~0xFF
+
+    @functools.cached_property
+    def extension_mask(self) -> int:
+        """The bits of the parts after the first of its split fields: reserved in the base
+        version (spec `base_version`), so a word with none of them set is a base word."""
+        out = 0
+        for f in self.fields:
+            for lsb, w in f.parts[1:]:
+                out |= ((1 << w) - 1) << lsb
+        return out
 
 
 @dataclass(frozen=True)
@@ -165,6 +222,7 @@ class IsaSpec:
     buffers: dict[str, BufferSpec] = field(default_factory=dict)
     path: Path = field(default=SPEC_PATH, compare=False)
     dataflows: dict[str, DataflowSpec] = field(default_factory=dict)
+    base_version: str = ""   # the oldest version that reads words with no split high part set
 
     @property
     def dataflow_names(self) -> tuple[str, ...]:
@@ -217,16 +275,61 @@ class IsaSpec:
         major, minor = self.version.split(".")
         return int(major), int(minor)
 
+    @property
+    def base_version_tuple(self) -> tuple[int, int]:
+        major, minor = (self.base_version or self.version).split(".")
+        return int(major), int(minor)
+
+    def words_version(self, words) -> tuple[int, int]:
+        """The oldest ISA version that decodes every word of `words`: the base version unless
+        a word sets a split field's high part (then this spec's version)."""
+        if self.base_version_tuple == self.version_tuple:
+            return self.version_tuple
+        masks = {i.opcode: i.extension_mask for i in self.instructions}
+        op = (1 << self.opcode_width) - 1
+        for w in words:
+            if w & masks.get((w >> self.opcode_lsb) & op, 0):
+                return self.version_tuple
+        return self.base_version_tuple
+
+    def reads(self, version) -> bool:
+        """True when words of ISA `version` ("1.0" or (1, 0)) decode under this spec: the
+        same major version, no newer minor (a minor version only adds encodings)."""
+        try:
+            major, minor = (version.split(".") if isinstance(version, str) else version)
+            major, minor = int(major), int(minor)
+        except (AttributeError, TypeError, ValueError):
+            return False
+        mine = self.version_tuple
+        return major == mine[0] and minor <= mine[1]
+
     def classes(self) -> list[str]:
         return list(dict.fromkeys(i.cls for i in self.instructions))
+
+
+def _parts(name: str, raw: dict, where: str) -> tuple[tuple[int, int], ...]:
+    """A field's (lsb, width) parts: `lsb = 84, width = 8`, or split, low part first,
+    `lsb = [84, 102], width = [8, 1]`."""
+    lsb, width = raw["lsb"], raw["width"]
+    if isinstance(lsb, list) != isinstance(width, list) or \
+            (isinstance(lsb, list) and (len(lsb) != len(width) or len(lsb) < 2)):
+        raise SpecError(f"{where}: field '{name}' has lsb {lsb} and width {width}; a split "
+                        "field lists two or more of each, low part first: "
+                        "lsb = [84, 102], width = [8, 1]")
+    pairs = tuple(zip(lsb, width)) if isinstance(lsb, list) else ((lsb, width),)
+    if any(int(w) < 1 for _, w in pairs):
+        raise SpecError(f"{where}: field '{name}' has a part of width {width}; each is >= 1")
+    return tuple((int(b), int(w)) for b, w in pairs)
 
 
 def _field(name: str, raw: dict, where: str) -> FieldSpec:
     try:
         rng = tuple(raw["range"]) if "range" in raw else None
-        return FieldSpec(name=name, lsb=int(raw["lsb"]), width=int(raw["width"]),
+        parts = _parts(name, raw, where)
+        return FieldSpec(name=name, lsb=parts[0][0], width=sum(w for _, w in parts),
                          type=raw.get("type", "u"), doc=raw.get("doc", ""), range=rng,
-                         target_max=raw.get("target_max"), buffer=raw.get("buffer"))
+                         target_max=raw.get("target_max"), buffer=raw.get("buffer"),
+                         parts=parts)
     except KeyError as e:
         raise SpecError(f"{where}: field '{name}' lacks {e.args[0]!r}") from None
 
@@ -242,11 +345,13 @@ def _validate(spec: IsaSpec) -> None:
         seen[ins.opcode] = ins.mnemonic
         used = ((1 << spec.opcode_width) - 1) << spec.opcode_lsb
         for f in ins.fields:
-            bits = f.mask << f.lsb
-            if f.lsb < 0 or f.msb >= spec.word_bits:
-                raise SpecError(f"{where}: field '{f.name}' bits {f.msb}:{f.lsb} outside the word")
-            if used & bits:
-                raise SpecError(f"{where}: field '{f.name}' bits {f.msb}:{f.lsb} overlap another field")
+            bits = f.word_mask
+            text = ", ".join(f"{hi}:{lo}" for hi, lo in f.slices)
+            if any(lo < 0 or hi >= spec.word_bits for hi, lo in f.slices):
+                raise SpecError(f"{where}: field '{f.name}' bits {text} outside the word")
+            if used & bits or bin(bits).count("1") != f.width:
+                raise SpecError(f"{where}: field '{f.name}' bits {text} overlap another field "
+                                "or each other")
             used |= bits
             if f.type not in ("u", "s") and f.enum not in spec.enums:
                 raise SpecError(f"{where}: field '{f.name}' has unknown type '{f.type}'")
@@ -346,6 +451,9 @@ def load_spec(path: str | Path = SPEC_PATH) -> IsaSpec:
                    byte_order=meta["byte_order"], semantics_module=meta["semantics_module"],
                    timing=timing, enums=enums, registers=regs,
                    instructions=tuple(instructions), buffers=buffers, path=path,
-                   dataflows=dataflows)
+                   dataflows=dataflows, base_version=meta.get("base_version", ""))
     _validate(spec)
+    if not spec.reads(spec.base_version_tuple):
+        raise SpecError(f"[isa] base_version {spec.base_version} is not an older minor version "
+                        f"of version {spec.version}")
     return spec

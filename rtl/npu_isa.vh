@@ -1,7 +1,13 @@
 // generated from isa/npu_isa.toml by python -m isa.gen — do not edit
-// NPU ISA v1.0: 128-bit little-endian words; bits no field covers are reserved and must be zero.
+// NPU ISA v1.1: 128-bit little-endian words; bits no field covers are reserved and must be zero.
 // `include this INSIDE each module body: the localparams below are declared in every
 // module that includes it; the macros are defined once per compilation unit.
+// Split fields (v1.1 widened them, RISC-V style): F_X(w), X_LSB and X_W are a
+// field's first part, its low bits, exactly the v1.0 field; F_X_FULL(w)
+// is its whole value (the parts concatenated, high first; also an lvalue), X_FULL_W
+// its width, X_P<i>_LSB/X_P<i>_W its later parts. A unit built for base-version
+// ranges (buffers of at most 2^X_W elements, X_W-bit counts: the rtl/ units, see
+// npusim.hw.rtl_params.rtl_target) reads F_X: on its Targets the later parts are 0.
 
 `ifndef NPU_ISA_VH
 `define NPU_ISA_VH
@@ -12,6 +18,7 @@
 `define F_LOAD_CHAN(w) w[10:8]
 `define F_LOAD_BUF(w) w[12:11]
 `define F_LOAD_SRAM(w) w[32:13]
+`define F_LOAD_SRAM_FULL(w) {w[127:125], w[32:13]}
 `define F_LOAD_DRAM(w) w[64:33]
 `define F_LOAD_ROWS(w) w[76:65]
 `define F_LOAD_COLS(w) w[88:77]
@@ -23,177 +30,243 @@
 `define F_STORE_CHAN(w) w[10:8]
 `define F_STORE_BUF(w) w[12:11]
 `define F_STORE_SRAM(w) w[32:13]
+`define F_STORE_SRAM_FULL(w) {w[127:125], w[32:13]}
 `define F_STORE_DRAM(w) w[64:33]
 `define F_STORE_ROWS(w) w[76:65]
 `define F_STORE_COLS(w) w[88:77]
 `define F_STORE_STRIDE(w) w[112:89]
 `define F_GEMM_IBUF(w) w[27:8]
+`define F_GEMM_IBUF_FULL(w) {w[112:110], w[27:8]}
 `define F_GEMM_WBUF(w) w[47:28]
+`define F_GEMM_WBUF_FULL(w) {w[115:113], w[47:28]}
 `define F_GEMM_ABUF(w) w[67:48]
+`define F_GEMM_ABUF_FULL(w) {w[118:116], w[67:48]}
 `define F_GEMM_M(w) w[83:68]
 `define F_GEMM_K(w) w[91:84]
+`define F_GEMM_K_FULL(w) {w[102:102], w[91:84]}
 `define F_GEMM_N(w) w[99:92]
+`define F_GEMM_N_FULL(w) {w[103:103], w[99:92]}
 `define F_GEMM_ACC(w) w[100:100]
 `define F_GEMM_WT(w) w[101:101]
 `define F_CONV_IBUF(w) w[27:8]
+`define F_CONV_IBUF_FULL(w) {w[112:110], w[27:8]}
 `define F_CONV_WBUF(w) w[47:28]
+`define F_CONV_WBUF_FULL(w) {w[115:113], w[47:28]}
 `define F_CONV_ABUF(w) w[67:48]
+`define F_CONV_ABUF_FULL(w) {w[118:116], w[67:48]}
 `define F_CONV_IN_H(w) w[77:68]
 `define F_CONV_IN_W(w) w[87:78]
 `define F_CONV_CIN(w) w[99:88]
 `define F_CONV_COUT(w) w[107:100]
+`define F_CONV_COUT_FULL(w) {w[109:109], w[107:100]}
 `define F_CONV_ACC(w) w[108:108]
 `define F_DWCONV_IBUF(w) w[27:8]
+`define F_DWCONV_IBUF_FULL(w) {w[112:110], w[27:8]}
 `define F_DWCONV_WBUF(w) w[47:28]
+`define F_DWCONV_WBUF_FULL(w) {w[115:113], w[47:28]}
 `define F_DWCONV_ABUF(w) w[67:48]
+`define F_DWCONV_ABUF_FULL(w) {w[118:116], w[67:48]}
 `define F_DWCONV_IN_H(w) w[77:68]
 `define F_DWCONV_IN_W(w) w[87:78]
 `define F_DWCONV_CHANNELS(w) w[95:88]
+`define F_DWCONV_CHANNELS_FULL(w) {w[97:97], w[95:88]}
 `define F_DWCONV_ACC(w) w[96:96]
 `define F_VADD_DST_BUF(w) w[9:8]
 `define F_VADD_DST(w) w[29:10]
+`define F_VADD_DST_FULL(w) {w[121:119], w[29:10]}
 `define F_VADD_SRC0_BUF(w) w[31:30]
 `define F_VADD_SRC0(w) w[51:32]
+`define F_VADD_SRC0_FULL(w) {w[124:122], w[51:32]}
 `define F_VADD_SRC1_BUF(w) w[53:52]
 `define F_VADD_SRC1(w) w[73:54]
+`define F_VADD_SRC1_FULL(w) {w[127:125], w[73:54]}
 `define F_VADD_LEN(w) w[89:74]
 `define F_VSUB_DST_BUF(w) w[9:8]
 `define F_VSUB_DST(w) w[29:10]
+`define F_VSUB_DST_FULL(w) {w[121:119], w[29:10]}
 `define F_VSUB_SRC0_BUF(w) w[31:30]
 `define F_VSUB_SRC0(w) w[51:32]
+`define F_VSUB_SRC0_FULL(w) {w[124:122], w[51:32]}
 `define F_VSUB_SRC1_BUF(w) w[53:52]
 `define F_VSUB_SRC1(w) w[73:54]
+`define F_VSUB_SRC1_FULL(w) {w[127:125], w[73:54]}
 `define F_VSUB_LEN(w) w[89:74]
 `define F_VMUL_DST_BUF(w) w[9:8]
 `define F_VMUL_DST(w) w[29:10]
+`define F_VMUL_DST_FULL(w) {w[121:119], w[29:10]}
 `define F_VMUL_SRC0_BUF(w) w[31:30]
 `define F_VMUL_SRC0(w) w[51:32]
+`define F_VMUL_SRC0_FULL(w) {w[124:122], w[51:32]}
 `define F_VMUL_SRC1_BUF(w) w[53:52]
 `define F_VMUL_SRC1(w) w[73:54]
+`define F_VMUL_SRC1_FULL(w) {w[127:125], w[73:54]}
 `define F_VMUL_LEN(w) w[89:74]
 `define F_VMAX_DST_BUF(w) w[9:8]
 `define F_VMAX_DST(w) w[29:10]
+`define F_VMAX_DST_FULL(w) {w[121:119], w[29:10]}
 `define F_VMAX_SRC0_BUF(w) w[31:30]
 `define F_VMAX_SRC0(w) w[51:32]
+`define F_VMAX_SRC0_FULL(w) {w[124:122], w[51:32]}
 `define F_VMAX_SRC1_BUF(w) w[53:52]
 `define F_VMAX_SRC1(w) w[73:54]
+`define F_VMAX_SRC1_FULL(w) {w[127:125], w[73:54]}
 `define F_VMAX_LEN(w) w[89:74]
 `define F_VMIN_DST_BUF(w) w[9:8]
 `define F_VMIN_DST(w) w[29:10]
+`define F_VMIN_DST_FULL(w) {w[121:119], w[29:10]}
 `define F_VMIN_SRC0_BUF(w) w[31:30]
 `define F_VMIN_SRC0(w) w[51:32]
+`define F_VMIN_SRC0_FULL(w) {w[124:122], w[51:32]}
 `define F_VMIN_SRC1_BUF(w) w[53:52]
 `define F_VMIN_SRC1(w) w[73:54]
+`define F_VMIN_SRC1_FULL(w) {w[127:125], w[73:54]}
 `define F_VMIN_LEN(w) w[89:74]
 `define F_VRELU_DST_BUF(w) w[9:8]
 `define F_VRELU_DST(w) w[29:10]
+`define F_VRELU_DST_FULL(w) {w[54:52], w[29:10]}
 `define F_VRELU_SRC0_BUF(w) w[31:30]
 `define F_VRELU_SRC0(w) w[51:32]
+`define F_VRELU_SRC0_FULL(w) {w[57:55], w[51:32]}
 `define F_VRELU_LEN(w) w[89:74]
 `define F_VCLIP_DST_BUF(w) w[9:8]
 `define F_VCLIP_DST(w) w[29:10]
+`define F_VCLIP_DST_FULL(w) {w[54:52], w[29:10]}
 `define F_VCLIP_SRC0_BUF(w) w[31:30]
 `define F_VCLIP_SRC0(w) w[51:32]
+`define F_VCLIP_SRC0_FULL(w) {w[57:55], w[51:32]}
 `define F_VCLIP_LEN(w) w[89:74]
 `define F_VCLIP_LO(w) w[105:90]
 `define F_VCLIP_HI(w) w[121:106]
 `define F_VSHR_DST_BUF(w) w[9:8]
 `define F_VSHR_DST(w) w[29:10]
+`define F_VSHR_DST_FULL(w) {w[54:52], w[29:10]}
 `define F_VSHR_SRC0_BUF(w) w[31:30]
 `define F_VSHR_SRC0(w) w[51:32]
+`define F_VSHR_SRC0_FULL(w) {w[57:55], w[51:32]}
 `define F_VSHR_LEN(w) w[89:74]
 `define F_VSHR_SHIFT(w) w[94:90]
 `define F_VREQUANT_DST_BUF(w) w[9:8]
 `define F_VREQUANT_DST(w) w[29:10]
+`define F_VREQUANT_DST_FULL(w) {w[121:119], w[29:10]}
 `define F_VREQUANT_SRC0_BUF(w) w[31:30]
 `define F_VREQUANT_SRC0(w) w[51:32]
+`define F_VREQUANT_SRC0_FULL(w) {w[124:122], w[51:32]}
 `define F_VREQUANT_SRC1_BUF(w) w[53:52]
 `define F_VREQUANT_SRC1(w) w[73:54]
+`define F_VREQUANT_SRC1_FULL(w) {w[127:125], w[73:54]}
 `define F_VREQUANT_LEN(w) w[89:74]
 `define F_VREQUANT_CHANNELS(w) w[101:90]
 `define F_VREQUANT_ZP(w) w[109:102]
 `define F_VREQUANT_RELU(w) w[110:110]
 `define F_VBIAS_DST_BUF(w) w[9:8]
 `define F_VBIAS_DST(w) w[29:10]
+`define F_VBIAS_DST_FULL(w) {w[121:119], w[29:10]}
 `define F_VBIAS_SRC0_BUF(w) w[31:30]
 `define F_VBIAS_SRC0(w) w[51:32]
+`define F_VBIAS_SRC0_FULL(w) {w[124:122], w[51:32]}
 `define F_VBIAS_SRC1_BUF(w) w[53:52]
 `define F_VBIAS_SRC1(w) w[73:54]
+`define F_VBIAS_SRC1_FULL(w) {w[127:125], w[73:54]}
 `define F_VBIAS_LEN(w) w[89:74]
 `define F_VBIAS_CHANNELS(w) w[101:90]
 `define F_VMAXPOOL_DST_BUF(w) w[9:8]
 `define F_VMAXPOOL_DST(w) w[29:10]
+`define F_VMAXPOOL_DST_FULL(w) {w[121:119], w[29:10]}
 `define F_VMAXPOOL_SRC0_BUF(w) w[31:30]
 `define F_VMAXPOOL_SRC0(w) w[51:32]
+`define F_VMAXPOOL_SRC0_FULL(w) {w[124:122], w[51:32]}
 `define F_VMAXPOOL_IN_H(w) w[61:52]
 `define F_VMAXPOOL_IN_W(w) w[71:62]
 `define F_VMAXPOOL_CHANNELS(w) w[83:72]
 `define F_VSUMPOOL_DST_BUF(w) w[9:8]
 `define F_VSUMPOOL_DST(w) w[29:10]
+`define F_VSUMPOOL_DST_FULL(w) {w[121:119], w[29:10]}
 `define F_VSUMPOOL_SRC0_BUF(w) w[31:30]
 `define F_VSUMPOOL_SRC0(w) w[51:32]
+`define F_VSUMPOOL_SRC0_FULL(w) {w[124:122], w[51:32]}
 `define F_VSUMPOOL_IN_H(w) w[61:52]
 `define F_VSUMPOOL_IN_W(w) w[71:62]
 `define F_VSUMPOOL_CHANNELS(w) w[83:72]
 `define F_VCOPY_DST_BUF(w) w[9:8]
 `define F_VCOPY_DST(w) w[29:10]
+`define F_VCOPY_DST_FULL(w) {w[54:52], w[29:10]}
 `define F_VCOPY_SRC0_BUF(w) w[31:30]
 `define F_VCOPY_SRC0(w) w[51:32]
+`define F_VCOPY_SRC0_FULL(w) {w[57:55], w[51:32]}
 `define F_VCOPY_LEN(w) w[89:74]
 `define F_VLUT_DST_BUF(w) w[9:8]
 `define F_VLUT_DST(w) w[29:10]
+`define F_VLUT_DST_FULL(w) {w[121:119], w[29:10]}
 `define F_VLUT_SRC0_BUF(w) w[31:30]
 `define F_VLUT_SRC0(w) w[51:32]
+`define F_VLUT_SRC0_FULL(w) {w[124:122], w[51:32]}
 `define F_VLUT_SRC1_BUF(w) w[53:52]
 `define F_VLUT_SRC1(w) w[73:54]
+`define F_VLUT_SRC1_FULL(w) {w[127:125], w[73:54]}
 `define F_VLUT_LEN(w) w[89:74]
 `define F_VRMAX_DST_BUF(w) w[9:8]
 `define F_VRMAX_DST(w) w[29:10]
+`define F_VRMAX_DST_FULL(w) {w[54:52], w[29:10]}
 `define F_VRMAX_SRC0_BUF(w) w[31:30]
 `define F_VRMAX_SRC0(w) w[51:32]
+`define F_VRMAX_SRC0_FULL(w) {w[57:55], w[51:32]}
 `define F_VRMAX_ROWS(w) w[89:74]
 `define F_VRMAX_COLS(w) w[101:90]
 `define F_VRSUM_DST_BUF(w) w[9:8]
 `define F_VRSUM_DST(w) w[29:10]
+`define F_VRSUM_DST_FULL(w) {w[54:52], w[29:10]}
 `define F_VRSUM_SRC0_BUF(w) w[31:30]
 `define F_VRSUM_SRC0(w) w[51:32]
+`define F_VRSUM_SRC0_FULL(w) {w[57:55], w[51:32]}
 `define F_VRSUM_ROWS(w) w[89:74]
 `define F_VRSUM_COLS(w) w[101:90]
 `define F_VRSUB_DST_BUF(w) w[9:8]
 `define F_VRSUB_DST(w) w[29:10]
+`define F_VRSUB_DST_FULL(w) {w[121:119], w[29:10]}
 `define F_VRSUB_SRC0_BUF(w) w[31:30]
 `define F_VRSUB_SRC0(w) w[51:32]
+`define F_VRSUB_SRC0_FULL(w) {w[124:122], w[51:32]}
 `define F_VRSUB_SRC1_BUF(w) w[53:52]
 `define F_VRSUB_SRC1(w) w[73:54]
+`define F_VRSUB_SRC1_FULL(w) {w[127:125], w[73:54]}
 `define F_VRSUB_ROWS(w) w[89:74]
 `define F_VRSUB_COLS(w) w[101:90]
 `define F_VRMUL_DST_BUF(w) w[9:8]
 `define F_VRMUL_DST(w) w[29:10]
+`define F_VRMUL_DST_FULL(w) {w[121:119], w[29:10]}
 `define F_VRMUL_SRC0_BUF(w) w[31:30]
 `define F_VRMUL_SRC0(w) w[51:32]
+`define F_VRMUL_SRC0_FULL(w) {w[124:122], w[51:32]}
 `define F_VRMUL_SRC1_BUF(w) w[53:52]
 `define F_VRMUL_SRC1(w) w[73:54]
+`define F_VRMUL_SRC1_FULL(w) {w[127:125], w[73:54]}
 `define F_VRMUL_ROWS(w) w[89:74]
 `define F_VRMUL_COLS(w) w[101:90]
 `define F_VRMUL_SHIFT(w) w[106:102]
 `define F_VEXP_DST_BUF(w) w[9:8]
 `define F_VEXP_DST(w) w[29:10]
+`define F_VEXP_DST_FULL(w) {w[54:52], w[29:10]}
 `define F_VEXP_SRC0_BUF(w) w[31:30]
 `define F_VEXP_SRC0(w) w[51:32]
+`define F_VEXP_SRC0_FULL(w) {w[57:55], w[51:32]}
 `define F_VEXP_LEN(w) w[89:74]
 `define F_VEXP_IN_FRAC(w) w[94:90]
 `define F_VEXP_OUT_FRAC(w) w[99:95]
 `define F_VRECIP_DST_BUF(w) w[9:8]
 `define F_VRECIP_DST(w) w[29:10]
+`define F_VRECIP_DST_FULL(w) {w[54:52], w[29:10]}
 `define F_VRECIP_SRC0_BUF(w) w[31:30]
 `define F_VRECIP_SRC0(w) w[51:32]
+`define F_VRECIP_SRC0_FULL(w) {w[57:55], w[51:32]}
 `define F_VRECIP_LEN(w) w[89:74]
 `define F_VRECIP_IN_FRAC(w) w[94:90]
 `define F_VRECIP_OUT_FRAC(w) w[99:95]
 `define F_VRSQRT_DST_BUF(w) w[9:8]
 `define F_VRSQRT_DST(w) w[29:10]
+`define F_VRSQRT_DST_FULL(w) {w[54:52], w[29:10]}
 `define F_VRSQRT_SRC0_BUF(w) w[31:30]
 `define F_VRSQRT_SRC0(w) w[51:32]
+`define F_VRSQRT_SRC0_FULL(w) {w[57:55], w[51:32]}
 `define F_VRSQRT_LEN(w) w[89:74]
 `define F_VRSQRT_IN_FRAC(w) w[94:90]
 `define F_VRSQRT_OUT_FRAC(w) w[99:95]
@@ -206,7 +279,7 @@
 
 localparam integer ISA_WORD_BITS = 128;
 localparam integer ISA_VERSION_MAJOR = 1;
-localparam integer ISA_VERSION_MINOR = 0;
+localparam integer ISA_VERSION_MINOR = 1;
 localparam integer OPCODE_LSB = 0;
 localparam integer OPCODE_W = 8;
 
@@ -239,7 +312,7 @@ localparam integer CFG_VALUE_W = 32;
 // timing: dma = max(S + Lat + ceil(bytes / BW), ceil(fill / F)) cycles
 //   chan       [10:8] u: DMA channel (engine) that executes it
 //   buf        [12:11] enum:buf: destination buffer
-//   sram       [32:13] u: destination element address
+//   sram       [32:13 [19:0], 127:125 [22:20]] u: destination element address
 //   dram       [64:33] u: source byte address
 //   rows       [76:65] u: rows per plane
 //   cols       [88:77] u: elements per row
@@ -255,6 +328,9 @@ localparam integer LOAD_BUF_LSB = 11;
 localparam integer LOAD_BUF_W = 2;
 localparam integer LOAD_SRAM_LSB = 13;
 localparam integer LOAD_SRAM_W = 20;
+localparam integer LOAD_SRAM_FULL_W = 23;
+localparam integer LOAD_SRAM_P1_LSB = 125;
+localparam integer LOAD_SRAM_P1_W = 3;
 localparam integer LOAD_DRAM_LSB = 33;
 localparam integer LOAD_DRAM_W = 32;
 localparam integer LOAD_ROWS_LSB = 65;
@@ -277,7 +353,7 @@ localparam integer LOAD_PAD_RIGHT_W = 3;
 // timing: dma = max(S + Lat + ceil(bytes / BW), ceil(fill / F)) cycles
 //   chan       [10:8] u: DMA channel (engine) that executes it
 //   buf        [12:11] enum:buf: source buffer
-//   sram       [32:13] u: source element address
+//   sram       [32:13 [19:0], 127:125 [22:20]] u: source element address
 //   dram       [64:33] u: destination byte address
 //   rows       [76:65] u: rows per plane
 //   cols       [88:77] u: elements per row
@@ -289,6 +365,9 @@ localparam integer STORE_BUF_LSB = 11;
 localparam integer STORE_BUF_W = 2;
 localparam integer STORE_SRAM_LSB = 13;
 localparam integer STORE_SRAM_W = 20;
+localparam integer STORE_SRAM_FULL_W = 23;
+localparam integer STORE_SRAM_P1_LSB = 125;
+localparam integer STORE_SRAM_P1_W = 3;
 localparam integer STORE_DRAM_LSB = 33;
 localparam integer STORE_DRAM_W = 32;
 localparam integer STORE_ROWS_LSB = 65;
@@ -301,27 +380,42 @@ localparam integer STORE_STRIDE_W = 24;
 // ---- gemm (matrix; unit: matrix)
 // semantics: abuf[m x n] (+)= ibuf[m x k] @ W, int8 x int8 -> int32, on the weight-stationary array; W = wbuf[k x n], or wbuf[n x k] transposed when wt = 1.
 // timing: matrix_gemm = k + m + R + C - 1 cycles
-//   ibuf       [27:8] u: input tile, m x k row-major
-//   wbuf       [47:28] u: weight tile, k x n row-major
-//   abuf       [67:48] u: accumulator tile, m x n row-major
+//   ibuf       [27:8 [19:0], 112:110 [22:20]] u: input tile, m x k row-major
+//   wbuf       [47:28 [19:0], 115:113 [22:20]] u: weight tile, k x n row-major
+//   abuf       [67:48 [19:0], 118:116 [22:20]] u: accumulator tile, m x n row-major
 //   m          [83:68] u: input rows streamed through the array
-//   k          [91:84] u: reduction depth (array rows used)
-//   n          [99:92] u: output columns (array columns used)
-//   acc        [100:100] u: 1: accumulate into abuf, 0: overwrite
-//   wt         [101:101] u: 1: the wbuf tile is stored n x k row-major (transposed: K of Q.K^T as loaded, tokens x head_dim); 0: k x n
+//   k          [91:84 [7:0], 102 [8]] u: reduction depth (array rows used)
+//   n          [99:92 [7:0], 103 [8]] u: output columns (array columns used)
+//   acc        [100] u: 1: accumulate into abuf, 0: overwrite
+//   wt         [101] u: 1: the wbuf tile is stored n x k row-major (transposed: K of Q.K^T as loaded, tokens x head_dim); 0: k x n
 localparam [7:0] OP_GEMM = 8'h20;
 localparam integer GEMM_IBUF_LSB = 8;
 localparam integer GEMM_IBUF_W = 20;
+localparam integer GEMM_IBUF_FULL_W = 23;
+localparam integer GEMM_IBUF_P1_LSB = 110;
+localparam integer GEMM_IBUF_P1_W = 3;
 localparam integer GEMM_WBUF_LSB = 28;
 localparam integer GEMM_WBUF_W = 20;
+localparam integer GEMM_WBUF_FULL_W = 23;
+localparam integer GEMM_WBUF_P1_LSB = 113;
+localparam integer GEMM_WBUF_P1_W = 3;
 localparam integer GEMM_ABUF_LSB = 48;
 localparam integer GEMM_ABUF_W = 20;
+localparam integer GEMM_ABUF_FULL_W = 23;
+localparam integer GEMM_ABUF_P1_LSB = 116;
+localparam integer GEMM_ABUF_P1_W = 3;
 localparam integer GEMM_M_LSB = 68;
 localparam integer GEMM_M_W = 16;
 localparam integer GEMM_K_LSB = 84;
 localparam integer GEMM_K_W = 8;
+localparam integer GEMM_K_FULL_W = 9;
+localparam integer GEMM_K_P1_LSB = 102;
+localparam integer GEMM_K_P1_W = 1;
 localparam integer GEMM_N_LSB = 92;
 localparam integer GEMM_N_W = 8;
+localparam integer GEMM_N_FULL_W = 9;
+localparam integer GEMM_N_P1_LSB = 103;
+localparam integer GEMM_N_P1_W = 1;
 localparam integer GEMM_ACC_LSB = 100;
 localparam integer GEMM_ACC_W = 1;
 localparam integer GEMM_WT_LSB = 101;
@@ -330,21 +424,30 @@ localparam integer GEMM_WT_W = 1;
 // ---- conv (matrix; unit: matrix)
 // semantics: abuf[oh x ow x cout] (+)= conv2d(ibuf[in_h x in_w x cin], wbuf[kh x kw x cin x cout]) with conv_* registers, im2col in hardware.
 // timing: matrix_conv = sum(kp + oh * ow + R + C - 1 for kp in passes) cycles
-//   ibuf       [27:8] u: input tile, HWC
-//   wbuf       [47:28] u: weights, kh x kw x cin x cout
-//   abuf       [67:48] u: output tile, HWC
+//   ibuf       [27:8 [19:0], 112:110 [22:20]] u: input tile, HWC
+//   wbuf       [47:28 [19:0], 115:113 [22:20]] u: weights, kh x kw x cin x cout
+//   abuf       [67:48 [19:0], 118:116 [22:20]] u: output tile, HWC
 //   in_h       [77:68] u: input tile height
 //   in_w       [87:78] u: input tile width
 //   cin        [99:88] u: input channels
-//   cout       [107:100] u: output channels (array columns used)
-//   acc        [108:108] u: 1: accumulate into abuf, 0: overwrite
+//   cout       [107:100 [7:0], 109 [8]] u: output channels (array columns used)
+//   acc        [108] u: 1: accumulate into abuf, 0: overwrite
 localparam [7:0] OP_CONV = 8'h21;
 localparam integer CONV_IBUF_LSB = 8;
 localparam integer CONV_IBUF_W = 20;
+localparam integer CONV_IBUF_FULL_W = 23;
+localparam integer CONV_IBUF_P1_LSB = 110;
+localparam integer CONV_IBUF_P1_W = 3;
 localparam integer CONV_WBUF_LSB = 28;
 localparam integer CONV_WBUF_W = 20;
+localparam integer CONV_WBUF_FULL_W = 23;
+localparam integer CONV_WBUF_P1_LSB = 113;
+localparam integer CONV_WBUF_P1_W = 3;
 localparam integer CONV_ABUF_LSB = 48;
 localparam integer CONV_ABUF_W = 20;
+localparam integer CONV_ABUF_FULL_W = 23;
+localparam integer CONV_ABUF_P1_LSB = 116;
+localparam integer CONV_ABUF_P1_W = 3;
 localparam integer CONV_IN_H_LSB = 68;
 localparam integer CONV_IN_H_W = 10;
 localparam integer CONV_IN_W_LSB = 78;
@@ -353,32 +456,47 @@ localparam integer CONV_CIN_LSB = 88;
 localparam integer CONV_CIN_W = 12;
 localparam integer CONV_COUT_LSB = 100;
 localparam integer CONV_COUT_W = 8;
+localparam integer CONV_COUT_FULL_W = 9;
+localparam integer CONV_COUT_P1_LSB = 109;
+localparam integer CONV_COUT_P1_W = 1;
 localparam integer CONV_ACC_LSB = 108;
 localparam integer CONV_ACC_W = 1;
 
 // ---- dwconv (matrix; unit: matrix)
 // semantics: abuf[oh x ow x channels] (+)= depthwise conv2d(ibuf[in_h x in_w x channels], wbuf[kh x kw x channels]) with conv_* registers: output channel c reads input channel c only. Needs the array's depthwise mode (Target -depthwise-mode=1, weight-stationary).
 // timing: matrix_dwconv = sum(kp + oh * ow + R + C - 1 for kp in passes) cycles
-//   ibuf       [27:8] u: input tile, HWC
-//   wbuf       [47:28] u: weights, kh x kw x channels
-//   abuf       [67:48] u: output tile, HWC
+//   ibuf       [27:8 [19:0], 112:110 [22:20]] u: input tile, HWC
+//   wbuf       [47:28 [19:0], 115:113 [22:20]] u: weights, kh x kw x channels
+//   abuf       [67:48 [19:0], 118:116 [22:20]] u: output tile, HWC
 //   in_h       [77:68] u: input tile height
 //   in_w       [87:78] u: input tile width
-//   channels   [95:88] u: channels, one per array column (the depthwise mode's columns)
-//   acc        [96:96] u: 1: accumulate into abuf, 0: overwrite
+//   channels   [95:88 [7:0], 97 [8]] u: channels, one per array column (the depthwise mode's columns)
+//   acc        [96] u: 1: accumulate into abuf, 0: overwrite
 localparam [7:0] OP_DWCONV = 8'h22;
 localparam integer DWCONV_IBUF_LSB = 8;
 localparam integer DWCONV_IBUF_W = 20;
+localparam integer DWCONV_IBUF_FULL_W = 23;
+localparam integer DWCONV_IBUF_P1_LSB = 110;
+localparam integer DWCONV_IBUF_P1_W = 3;
 localparam integer DWCONV_WBUF_LSB = 28;
 localparam integer DWCONV_WBUF_W = 20;
+localparam integer DWCONV_WBUF_FULL_W = 23;
+localparam integer DWCONV_WBUF_P1_LSB = 113;
+localparam integer DWCONV_WBUF_P1_W = 3;
 localparam integer DWCONV_ABUF_LSB = 48;
 localparam integer DWCONV_ABUF_W = 20;
+localparam integer DWCONV_ABUF_FULL_W = 23;
+localparam integer DWCONV_ABUF_P1_LSB = 116;
+localparam integer DWCONV_ABUF_P1_W = 3;
 localparam integer DWCONV_IN_H_LSB = 68;
 localparam integer DWCONV_IN_H_W = 10;
 localparam integer DWCONV_IN_W_LSB = 78;
 localparam integer DWCONV_IN_W_W = 10;
 localparam integer DWCONV_CHANNELS_LSB = 88;
 localparam integer DWCONV_CHANNELS_W = 8;
+localparam integer DWCONV_CHANNELS_FULL_W = 9;
+localparam integer DWCONV_CHANNELS_P1_LSB = 97;
+localparam integer DWCONV_CHANNELS_P1_W = 1;
 localparam integer DWCONV_ACC_LSB = 96;
 localparam integer DWCONV_ACC_W = 1;
 
@@ -386,25 +504,34 @@ localparam integer DWCONV_ACC_W = 1;
 // semantics: dst[i] = sat(src0[i] + src1[i]); the residual-add form when src0 and src1 are different buffers.
 // timing: vector_elementwise = P + ceil(len / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
-//   dst        [29:10] u: destination element address
+//   dst        [29:10 [19:0], 121:119 [22:20]] u: destination element address
 //   src0_buf   [31:30] enum:buf: first operand buffer
-//   src0       [51:32] u: first operand element address
+//   src0       [51:32 [19:0], 124:122 [22:20]] u: first operand element address
 //   src1_buf   [53:52] enum:buf: second operand buffer
-//   src1       [73:54] u: second operand element address
+//   src1       [73:54 [19:0], 127:125 [22:20]] u: second operand element address
 //   len        [89:74] u: elements
 localparam [7:0] OP_VADD = 8'h30;
 localparam integer VADD_DST_BUF_LSB = 8;
 localparam integer VADD_DST_BUF_W = 2;
 localparam integer VADD_DST_LSB = 10;
 localparam integer VADD_DST_W = 20;
+localparam integer VADD_DST_FULL_W = 23;
+localparam integer VADD_DST_P1_LSB = 119;
+localparam integer VADD_DST_P1_W = 3;
 localparam integer VADD_SRC0_BUF_LSB = 30;
 localparam integer VADD_SRC0_BUF_W = 2;
 localparam integer VADD_SRC0_LSB = 32;
 localparam integer VADD_SRC0_W = 20;
+localparam integer VADD_SRC0_FULL_W = 23;
+localparam integer VADD_SRC0_P1_LSB = 122;
+localparam integer VADD_SRC0_P1_W = 3;
 localparam integer VADD_SRC1_BUF_LSB = 52;
 localparam integer VADD_SRC1_BUF_W = 2;
 localparam integer VADD_SRC1_LSB = 54;
 localparam integer VADD_SRC1_W = 20;
+localparam integer VADD_SRC1_FULL_W = 23;
+localparam integer VADD_SRC1_P1_LSB = 125;
+localparam integer VADD_SRC1_P1_W = 3;
 localparam integer VADD_LEN_LSB = 74;
 localparam integer VADD_LEN_W = 16;
 
@@ -412,25 +539,34 @@ localparam integer VADD_LEN_W = 16;
 // semantics: dst[i] = sat(src0[i] - src1[i])
 // timing: vector_elementwise = P + ceil(len / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
-//   dst        [29:10] u: destination element address
+//   dst        [29:10 [19:0], 121:119 [22:20]] u: destination element address
 //   src0_buf   [31:30] enum:buf: first operand buffer
-//   src0       [51:32] u: first operand element address
+//   src0       [51:32 [19:0], 124:122 [22:20]] u: first operand element address
 //   src1_buf   [53:52] enum:buf: second operand buffer
-//   src1       [73:54] u: second operand element address
+//   src1       [73:54 [19:0], 127:125 [22:20]] u: second operand element address
 //   len        [89:74] u: elements
 localparam [7:0] OP_VSUB = 8'h31;
 localparam integer VSUB_DST_BUF_LSB = 8;
 localparam integer VSUB_DST_BUF_W = 2;
 localparam integer VSUB_DST_LSB = 10;
 localparam integer VSUB_DST_W = 20;
+localparam integer VSUB_DST_FULL_W = 23;
+localparam integer VSUB_DST_P1_LSB = 119;
+localparam integer VSUB_DST_P1_W = 3;
 localparam integer VSUB_SRC0_BUF_LSB = 30;
 localparam integer VSUB_SRC0_BUF_W = 2;
 localparam integer VSUB_SRC0_LSB = 32;
 localparam integer VSUB_SRC0_W = 20;
+localparam integer VSUB_SRC0_FULL_W = 23;
+localparam integer VSUB_SRC0_P1_LSB = 122;
+localparam integer VSUB_SRC0_P1_W = 3;
 localparam integer VSUB_SRC1_BUF_LSB = 52;
 localparam integer VSUB_SRC1_BUF_W = 2;
 localparam integer VSUB_SRC1_LSB = 54;
 localparam integer VSUB_SRC1_W = 20;
+localparam integer VSUB_SRC1_FULL_W = 23;
+localparam integer VSUB_SRC1_P1_LSB = 125;
+localparam integer VSUB_SRC1_P1_W = 3;
 localparam integer VSUB_LEN_LSB = 74;
 localparam integer VSUB_LEN_W = 16;
 
@@ -438,25 +574,34 @@ localparam integer VSUB_LEN_W = 16;
 // semantics: dst[i] = sat(src0[i] * src1[i])
 // timing: vector_elementwise = P + ceil(len / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
-//   dst        [29:10] u: destination element address
+//   dst        [29:10 [19:0], 121:119 [22:20]] u: destination element address
 //   src0_buf   [31:30] enum:buf: first operand buffer
-//   src0       [51:32] u: first operand element address
+//   src0       [51:32 [19:0], 124:122 [22:20]] u: first operand element address
 //   src1_buf   [53:52] enum:buf: second operand buffer
-//   src1       [73:54] u: second operand element address
+//   src1       [73:54 [19:0], 127:125 [22:20]] u: second operand element address
 //   len        [89:74] u: elements
 localparam [7:0] OP_VMUL = 8'h32;
 localparam integer VMUL_DST_BUF_LSB = 8;
 localparam integer VMUL_DST_BUF_W = 2;
 localparam integer VMUL_DST_LSB = 10;
 localparam integer VMUL_DST_W = 20;
+localparam integer VMUL_DST_FULL_W = 23;
+localparam integer VMUL_DST_P1_LSB = 119;
+localparam integer VMUL_DST_P1_W = 3;
 localparam integer VMUL_SRC0_BUF_LSB = 30;
 localparam integer VMUL_SRC0_BUF_W = 2;
 localparam integer VMUL_SRC0_LSB = 32;
 localparam integer VMUL_SRC0_W = 20;
+localparam integer VMUL_SRC0_FULL_W = 23;
+localparam integer VMUL_SRC0_P1_LSB = 122;
+localparam integer VMUL_SRC0_P1_W = 3;
 localparam integer VMUL_SRC1_BUF_LSB = 52;
 localparam integer VMUL_SRC1_BUF_W = 2;
 localparam integer VMUL_SRC1_LSB = 54;
 localparam integer VMUL_SRC1_W = 20;
+localparam integer VMUL_SRC1_FULL_W = 23;
+localparam integer VMUL_SRC1_P1_LSB = 125;
+localparam integer VMUL_SRC1_P1_W = 3;
 localparam integer VMUL_LEN_LSB = 74;
 localparam integer VMUL_LEN_W = 16;
 
@@ -464,25 +609,34 @@ localparam integer VMUL_LEN_W = 16;
 // semantics: dst[i] = max(src0[i], src1[i])
 // timing: vector_elementwise = P + ceil(len / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
-//   dst        [29:10] u: destination element address
+//   dst        [29:10 [19:0], 121:119 [22:20]] u: destination element address
 //   src0_buf   [31:30] enum:buf: first operand buffer
-//   src0       [51:32] u: first operand element address
+//   src0       [51:32 [19:0], 124:122 [22:20]] u: first operand element address
 //   src1_buf   [53:52] enum:buf: second operand buffer
-//   src1       [73:54] u: second operand element address
+//   src1       [73:54 [19:0], 127:125 [22:20]] u: second operand element address
 //   len        [89:74] u: elements
 localparam [7:0] OP_VMAX = 8'h33;
 localparam integer VMAX_DST_BUF_LSB = 8;
 localparam integer VMAX_DST_BUF_W = 2;
 localparam integer VMAX_DST_LSB = 10;
 localparam integer VMAX_DST_W = 20;
+localparam integer VMAX_DST_FULL_W = 23;
+localparam integer VMAX_DST_P1_LSB = 119;
+localparam integer VMAX_DST_P1_W = 3;
 localparam integer VMAX_SRC0_BUF_LSB = 30;
 localparam integer VMAX_SRC0_BUF_W = 2;
 localparam integer VMAX_SRC0_LSB = 32;
 localparam integer VMAX_SRC0_W = 20;
+localparam integer VMAX_SRC0_FULL_W = 23;
+localparam integer VMAX_SRC0_P1_LSB = 122;
+localparam integer VMAX_SRC0_P1_W = 3;
 localparam integer VMAX_SRC1_BUF_LSB = 52;
 localparam integer VMAX_SRC1_BUF_W = 2;
 localparam integer VMAX_SRC1_LSB = 54;
 localparam integer VMAX_SRC1_W = 20;
+localparam integer VMAX_SRC1_FULL_W = 23;
+localparam integer VMAX_SRC1_P1_LSB = 125;
+localparam integer VMAX_SRC1_P1_W = 3;
 localparam integer VMAX_LEN_LSB = 74;
 localparam integer VMAX_LEN_W = 16;
 
@@ -490,25 +644,34 @@ localparam integer VMAX_LEN_W = 16;
 // semantics: dst[i] = min(src0[i], src1[i])
 // timing: vector_elementwise = P + ceil(len / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
-//   dst        [29:10] u: destination element address
+//   dst        [29:10 [19:0], 121:119 [22:20]] u: destination element address
 //   src0_buf   [31:30] enum:buf: first operand buffer
-//   src0       [51:32] u: first operand element address
+//   src0       [51:32 [19:0], 124:122 [22:20]] u: first operand element address
 //   src1_buf   [53:52] enum:buf: second operand buffer
-//   src1       [73:54] u: second operand element address
+//   src1       [73:54 [19:0], 127:125 [22:20]] u: second operand element address
 //   len        [89:74] u: elements
 localparam [7:0] OP_VMIN = 8'h34;
 localparam integer VMIN_DST_BUF_LSB = 8;
 localparam integer VMIN_DST_BUF_W = 2;
 localparam integer VMIN_DST_LSB = 10;
 localparam integer VMIN_DST_W = 20;
+localparam integer VMIN_DST_FULL_W = 23;
+localparam integer VMIN_DST_P1_LSB = 119;
+localparam integer VMIN_DST_P1_W = 3;
 localparam integer VMIN_SRC0_BUF_LSB = 30;
 localparam integer VMIN_SRC0_BUF_W = 2;
 localparam integer VMIN_SRC0_LSB = 32;
 localparam integer VMIN_SRC0_W = 20;
+localparam integer VMIN_SRC0_FULL_W = 23;
+localparam integer VMIN_SRC0_P1_LSB = 122;
+localparam integer VMIN_SRC0_P1_W = 3;
 localparam integer VMIN_SRC1_BUF_LSB = 52;
 localparam integer VMIN_SRC1_BUF_W = 2;
 localparam integer VMIN_SRC1_LSB = 54;
 localparam integer VMIN_SRC1_W = 20;
+localparam integer VMIN_SRC1_FULL_W = 23;
+localparam integer VMIN_SRC1_P1_LSB = 125;
+localparam integer VMIN_SRC1_P1_W = 3;
 localparam integer VMIN_LEN_LSB = 74;
 localparam integer VMIN_LEN_W = 16;
 
@@ -516,19 +679,25 @@ localparam integer VMIN_LEN_W = 16;
 // semantics: dst[i] = sat(max(src0[i], 0))
 // timing: vector_elementwise = P + ceil(len / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
-//   dst        [29:10] u: destination element address
+//   dst        [29:10 [19:0], 54:52 [22:20]] u: destination element address
 //   src0_buf   [31:30] enum:buf: operand buffer
-//   src0       [51:32] u: operand element address
+//   src0       [51:32 [19:0], 57:55 [22:20]] u: operand element address
 //   len        [89:74] u: elements
 localparam [7:0] OP_VRELU = 8'h35;
 localparam integer VRELU_DST_BUF_LSB = 8;
 localparam integer VRELU_DST_BUF_W = 2;
 localparam integer VRELU_DST_LSB = 10;
 localparam integer VRELU_DST_W = 20;
+localparam integer VRELU_DST_FULL_W = 23;
+localparam integer VRELU_DST_P1_LSB = 52;
+localparam integer VRELU_DST_P1_W = 3;
 localparam integer VRELU_SRC0_BUF_LSB = 30;
 localparam integer VRELU_SRC0_BUF_W = 2;
 localparam integer VRELU_SRC0_LSB = 32;
 localparam integer VRELU_SRC0_W = 20;
+localparam integer VRELU_SRC0_FULL_W = 23;
+localparam integer VRELU_SRC0_P1_LSB = 55;
+localparam integer VRELU_SRC0_P1_W = 3;
 localparam integer VRELU_LEN_LSB = 74;
 localparam integer VRELU_LEN_W = 16;
 
@@ -536,9 +705,9 @@ localparam integer VRELU_LEN_W = 16;
 // semantics: dst[i] = sat(min(max(src0[i], lo), hi))
 // timing: vector_elementwise = P + ceil(len / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
-//   dst        [29:10] u: destination element address
+//   dst        [29:10 [19:0], 54:52 [22:20]] u: destination element address
 //   src0_buf   [31:30] enum:buf: operand buffer
-//   src0       [51:32] u: operand element address
+//   src0       [51:32 [19:0], 57:55 [22:20]] u: operand element address
 //   len        [89:74] u: elements
 //   lo         [105:90] s: lower bound
 //   hi         [121:106] s: upper bound
@@ -547,10 +716,16 @@ localparam integer VCLIP_DST_BUF_LSB = 8;
 localparam integer VCLIP_DST_BUF_W = 2;
 localparam integer VCLIP_DST_LSB = 10;
 localparam integer VCLIP_DST_W = 20;
+localparam integer VCLIP_DST_FULL_W = 23;
+localparam integer VCLIP_DST_P1_LSB = 52;
+localparam integer VCLIP_DST_P1_W = 3;
 localparam integer VCLIP_SRC0_BUF_LSB = 30;
 localparam integer VCLIP_SRC0_BUF_W = 2;
 localparam integer VCLIP_SRC0_LSB = 32;
 localparam integer VCLIP_SRC0_W = 20;
+localparam integer VCLIP_SRC0_FULL_W = 23;
+localparam integer VCLIP_SRC0_P1_LSB = 55;
+localparam integer VCLIP_SRC0_P1_W = 3;
 localparam integer VCLIP_LEN_LSB = 74;
 localparam integer VCLIP_LEN_W = 16;
 localparam integer VCLIP_LO_LSB = 90;
@@ -562,9 +737,9 @@ localparam integer VCLIP_HI_W = 16;
 // semantics: dst[i] = sat(round_shift(src0[i], shift)), rounding half up (see isa.semantics.round_shift)
 // timing: vector_elementwise = P + ceil(len / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
-//   dst        [29:10] u: destination element address
+//   dst        [29:10 [19:0], 54:52 [22:20]] u: destination element address
 //   src0_buf   [31:30] enum:buf: operand buffer
-//   src0       [51:32] u: operand element address
+//   src0       [51:32 [19:0], 57:55 [22:20]] u: operand element address
 //   len        [89:74] u: elements
 //   shift      [94:90] u: right shift amount
 localparam [7:0] OP_VSHR = 8'h37;
@@ -572,10 +747,16 @@ localparam integer VSHR_DST_BUF_LSB = 8;
 localparam integer VSHR_DST_BUF_W = 2;
 localparam integer VSHR_DST_LSB = 10;
 localparam integer VSHR_DST_W = 20;
+localparam integer VSHR_DST_FULL_W = 23;
+localparam integer VSHR_DST_P1_LSB = 52;
+localparam integer VSHR_DST_P1_W = 3;
 localparam integer VSHR_SRC0_BUF_LSB = 30;
 localparam integer VSHR_SRC0_BUF_W = 2;
 localparam integer VSHR_SRC0_LSB = 32;
 localparam integer VSHR_SRC0_W = 20;
+localparam integer VSHR_SRC0_FULL_W = 23;
+localparam integer VSHR_SRC0_P1_LSB = 55;
+localparam integer VSHR_SRC0_P1_W = 3;
 localparam integer VSHR_LEN_LSB = 74;
 localparam integer VSHR_LEN_W = 16;
 localparam integer VSHR_SHIFT_LSB = 90;
@@ -585,28 +766,37 @@ localparam integer VSHR_SHIFT_W = 5;
 // semantics: dst[i] = sat8(round_shift(src0[i] * mult[c], shift[c]) + zp), c = i % channels; (mult, shift) int32 pairs at src1; relu clamps below at zp
 // timing: vector_requant = P + 2 + ceil(len / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
-//   dst        [29:10] u: destination element address
+//   dst        [29:10 [19:0], 121:119 [22:20]] u: destination element address
 //   src0_buf   [31:30] enum:buf: first operand buffer
-//   src0       [51:32] u: first operand element address
+//   src0       [51:32 [19:0], 124:122 [22:20]] u: first operand element address
 //   src1_buf   [53:52] enum:buf: second operand buffer
-//   src1       [73:54] u: second operand element address
+//   src1       [73:54 [19:0], 127:125 [22:20]] u: second operand element address
 //   len        [89:74] u: elements
 //   channels   [101:90] u: channel count (innermost dimension of src0)
 //   zp         [109:102] s: output zero point
-//   relu       [110:110] u: 1: clamp the result below at zp (fused ReLU)
+//   relu       [110] u: 1: clamp the result below at zp (fused ReLU)
 localparam [7:0] OP_VREQUANT = 8'h38;
 localparam integer VREQUANT_DST_BUF_LSB = 8;
 localparam integer VREQUANT_DST_BUF_W = 2;
 localparam integer VREQUANT_DST_LSB = 10;
 localparam integer VREQUANT_DST_W = 20;
+localparam integer VREQUANT_DST_FULL_W = 23;
+localparam integer VREQUANT_DST_P1_LSB = 119;
+localparam integer VREQUANT_DST_P1_W = 3;
 localparam integer VREQUANT_SRC0_BUF_LSB = 30;
 localparam integer VREQUANT_SRC0_BUF_W = 2;
 localparam integer VREQUANT_SRC0_LSB = 32;
 localparam integer VREQUANT_SRC0_W = 20;
+localparam integer VREQUANT_SRC0_FULL_W = 23;
+localparam integer VREQUANT_SRC0_P1_LSB = 122;
+localparam integer VREQUANT_SRC0_P1_W = 3;
 localparam integer VREQUANT_SRC1_BUF_LSB = 52;
 localparam integer VREQUANT_SRC1_BUF_W = 2;
 localparam integer VREQUANT_SRC1_LSB = 54;
 localparam integer VREQUANT_SRC1_W = 20;
+localparam integer VREQUANT_SRC1_FULL_W = 23;
+localparam integer VREQUANT_SRC1_P1_LSB = 125;
+localparam integer VREQUANT_SRC1_P1_W = 3;
 localparam integer VREQUANT_LEN_LSB = 74;
 localparam integer VREQUANT_LEN_W = 16;
 localparam integer VREQUANT_CHANNELS_LSB = 90;
@@ -620,11 +810,11 @@ localparam integer VREQUANT_RELU_W = 1;
 // semantics: dst[i] = sat(src0[i] + src1[i % channels]) (per-channel bias add)
 // timing: vector_elementwise = P + ceil(len / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
-//   dst        [29:10] u: destination element address
+//   dst        [29:10 [19:0], 121:119 [22:20]] u: destination element address
 //   src0_buf   [31:30] enum:buf: first operand buffer
-//   src0       [51:32] u: first operand element address
+//   src0       [51:32 [19:0], 124:122 [22:20]] u: first operand element address
 //   src1_buf   [53:52] enum:buf: second operand buffer
-//   src1       [73:54] u: second operand element address
+//   src1       [73:54 [19:0], 127:125 [22:20]] u: second operand element address
 //   len        [89:74] u: elements
 //   channels   [101:90] u: channel count (innermost dimension of src0)
 localparam [7:0] OP_VBIAS = 8'h39;
@@ -632,14 +822,23 @@ localparam integer VBIAS_DST_BUF_LSB = 8;
 localparam integer VBIAS_DST_BUF_W = 2;
 localparam integer VBIAS_DST_LSB = 10;
 localparam integer VBIAS_DST_W = 20;
+localparam integer VBIAS_DST_FULL_W = 23;
+localparam integer VBIAS_DST_P1_LSB = 119;
+localparam integer VBIAS_DST_P1_W = 3;
 localparam integer VBIAS_SRC0_BUF_LSB = 30;
 localparam integer VBIAS_SRC0_BUF_W = 2;
 localparam integer VBIAS_SRC0_LSB = 32;
 localparam integer VBIAS_SRC0_W = 20;
+localparam integer VBIAS_SRC0_FULL_W = 23;
+localparam integer VBIAS_SRC0_P1_LSB = 122;
+localparam integer VBIAS_SRC0_P1_W = 3;
 localparam integer VBIAS_SRC1_BUF_LSB = 52;
 localparam integer VBIAS_SRC1_BUF_W = 2;
 localparam integer VBIAS_SRC1_LSB = 54;
 localparam integer VBIAS_SRC1_W = 20;
+localparam integer VBIAS_SRC1_FULL_W = 23;
+localparam integer VBIAS_SRC1_P1_LSB = 125;
+localparam integer VBIAS_SRC1_P1_W = 3;
 localparam integer VBIAS_LEN_LSB = 74;
 localparam integer VBIAS_LEN_W = 16;
 localparam integer VBIAS_CHANNELS_LSB = 90;
@@ -649,9 +848,9 @@ localparam integer VBIAS_CHANNELS_W = 12;
 // semantics: dst[oh x ow x c] = max over the pool_* window of src0[in_h x in_w x c]; padding never wins
 // timing: vector_pool = P + oh * ow * kh * kw * ceil(channels / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
-//   dst        [29:10] u: destination element address (HWC)
+//   dst        [29:10 [19:0], 121:119 [22:20]] u: destination element address (HWC)
 //   src0_buf   [31:30] enum:buf: source buffer
-//   src0       [51:32] u: source element address (HWC)
+//   src0       [51:32 [19:0], 124:122 [22:20]] u: source element address (HWC)
 //   in_h       [61:52] u: input height
 //   in_w       [71:62] u: input width
 //   channels   [83:72] u: channels (innermost)
@@ -660,10 +859,16 @@ localparam integer VMAXPOOL_DST_BUF_LSB = 8;
 localparam integer VMAXPOOL_DST_BUF_W = 2;
 localparam integer VMAXPOOL_DST_LSB = 10;
 localparam integer VMAXPOOL_DST_W = 20;
+localparam integer VMAXPOOL_DST_FULL_W = 23;
+localparam integer VMAXPOOL_DST_P1_LSB = 119;
+localparam integer VMAXPOOL_DST_P1_W = 3;
 localparam integer VMAXPOOL_SRC0_BUF_LSB = 30;
 localparam integer VMAXPOOL_SRC0_BUF_W = 2;
 localparam integer VMAXPOOL_SRC0_LSB = 32;
 localparam integer VMAXPOOL_SRC0_W = 20;
+localparam integer VMAXPOOL_SRC0_FULL_W = 23;
+localparam integer VMAXPOOL_SRC0_P1_LSB = 122;
+localparam integer VMAXPOOL_SRC0_P1_W = 3;
 localparam integer VMAXPOOL_IN_H_LSB = 52;
 localparam integer VMAXPOOL_IN_H_W = 10;
 localparam integer VMAXPOOL_IN_W_LSB = 62;
@@ -675,9 +880,9 @@ localparam integer VMAXPOOL_CHANNELS_W = 12;
 // semantics: dst[oh x ow x c] = sat(sum over the pool_* window of src0[in_h x in_w x c]); padding adds zero; a following vrequant divides
 // timing: vector_pool = P + oh * ow * kh * kw * ceil(channels / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
-//   dst        [29:10] u: destination element address (HWC)
+//   dst        [29:10 [19:0], 121:119 [22:20]] u: destination element address (HWC)
 //   src0_buf   [31:30] enum:buf: source buffer
-//   src0       [51:32] u: source element address (HWC)
+//   src0       [51:32 [19:0], 124:122 [22:20]] u: source element address (HWC)
 //   in_h       [61:52] u: input height
 //   in_w       [71:62] u: input width
 //   channels   [83:72] u: channels (innermost)
@@ -686,10 +891,16 @@ localparam integer VSUMPOOL_DST_BUF_LSB = 8;
 localparam integer VSUMPOOL_DST_BUF_W = 2;
 localparam integer VSUMPOOL_DST_LSB = 10;
 localparam integer VSUMPOOL_DST_W = 20;
+localparam integer VSUMPOOL_DST_FULL_W = 23;
+localparam integer VSUMPOOL_DST_P1_LSB = 119;
+localparam integer VSUMPOOL_DST_P1_W = 3;
 localparam integer VSUMPOOL_SRC0_BUF_LSB = 30;
 localparam integer VSUMPOOL_SRC0_BUF_W = 2;
 localparam integer VSUMPOOL_SRC0_LSB = 32;
 localparam integer VSUMPOOL_SRC0_W = 20;
+localparam integer VSUMPOOL_SRC0_FULL_W = 23;
+localparam integer VSUMPOOL_SRC0_P1_LSB = 122;
+localparam integer VSUMPOOL_SRC0_P1_W = 3;
 localparam integer VSUMPOOL_IN_H_LSB = 52;
 localparam integer VSUMPOOL_IN_H_W = 10;
 localparam integer VSUMPOOL_IN_W_LSB = 62;
@@ -701,19 +912,25 @@ localparam integer VSUMPOOL_CHANNELS_W = 12;
 // semantics: dst[i] = sat(src0[i]): copy, or cast between int32 and int8 buffers
 // timing: vector_elementwise = P + ceil(len / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
-//   dst        [29:10] u: destination element address
+//   dst        [29:10 [19:0], 54:52 [22:20]] u: destination element address
 //   src0_buf   [31:30] enum:buf: operand buffer
-//   src0       [51:32] u: operand element address
+//   src0       [51:32 [19:0], 57:55 [22:20]] u: operand element address
 //   len        [89:74] u: elements
 localparam [7:0] OP_VCOPY = 8'h3C;
 localparam integer VCOPY_DST_BUF_LSB = 8;
 localparam integer VCOPY_DST_BUF_W = 2;
 localparam integer VCOPY_DST_LSB = 10;
 localparam integer VCOPY_DST_W = 20;
+localparam integer VCOPY_DST_FULL_W = 23;
+localparam integer VCOPY_DST_P1_LSB = 52;
+localparam integer VCOPY_DST_P1_W = 3;
 localparam integer VCOPY_SRC0_BUF_LSB = 30;
 localparam integer VCOPY_SRC0_BUF_W = 2;
 localparam integer VCOPY_SRC0_LSB = 32;
 localparam integer VCOPY_SRC0_W = 20;
+localparam integer VCOPY_SRC0_FULL_W = 23;
+localparam integer VCOPY_SRC0_P1_LSB = 55;
+localparam integer VCOPY_SRC0_P1_W = 3;
 localparam integer VCOPY_LEN_LSB = 74;
 localparam integer VCOPY_LEN_W = 16;
 
@@ -721,25 +938,34 @@ localparam integer VCOPY_LEN_W = 16;
 // semantics: dst[i] = src1[src0[i] + 128]: 256-entry int8 lookup table (activation functions)
 // timing: vector_elementwise = P + ceil(len / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
-//   dst        [29:10] u: destination element address
+//   dst        [29:10 [19:0], 121:119 [22:20]] u: destination element address
 //   src0_buf   [31:30] enum:buf: first operand buffer
-//   src0       [51:32] u: first operand element address
+//   src0       [51:32 [19:0], 124:122 [22:20]] u: first operand element address
 //   src1_buf   [53:52] enum:buf: second operand buffer
-//   src1       [73:54] u: second operand element address
+//   src1       [73:54 [19:0], 127:125 [22:20]] u: second operand element address
 //   len        [89:74] u: elements
 localparam [7:0] OP_VLUT = 8'h3D;
 localparam integer VLUT_DST_BUF_LSB = 8;
 localparam integer VLUT_DST_BUF_W = 2;
 localparam integer VLUT_DST_LSB = 10;
 localparam integer VLUT_DST_W = 20;
+localparam integer VLUT_DST_FULL_W = 23;
+localparam integer VLUT_DST_P1_LSB = 119;
+localparam integer VLUT_DST_P1_W = 3;
 localparam integer VLUT_SRC0_BUF_LSB = 30;
 localparam integer VLUT_SRC0_BUF_W = 2;
 localparam integer VLUT_SRC0_LSB = 32;
 localparam integer VLUT_SRC0_W = 20;
+localparam integer VLUT_SRC0_FULL_W = 23;
+localparam integer VLUT_SRC0_P1_LSB = 122;
+localparam integer VLUT_SRC0_P1_W = 3;
 localparam integer VLUT_SRC1_BUF_LSB = 52;
 localparam integer VLUT_SRC1_BUF_W = 2;
 localparam integer VLUT_SRC1_LSB = 54;
 localparam integer VLUT_SRC1_W = 20;
+localparam integer VLUT_SRC1_FULL_W = 23;
+localparam integer VLUT_SRC1_P1_LSB = 125;
+localparam integer VLUT_SRC1_P1_W = 3;
 localparam integer VLUT_LEN_LSB = 74;
 localparam integer VLUT_LEN_W = 16;
 
@@ -747,9 +973,9 @@ localparam integer VLUT_LEN_W = 16;
 // semantics: dst[r] = max_c src0[r, c] over a rows x cols row-major tile (one value per row)
 // timing: vector_rowwise = P + rows * ceil(cols / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
-//   dst        [29:10] u: destination element address (rows values)
+//   dst        [29:10 [19:0], 54:52 [22:20]] u: destination element address (rows values)
 //   src0_buf   [31:30] enum:buf: tile buffer
-//   src0       [51:32] u: tile element address (rows x cols, row-major)
+//   src0       [51:32 [19:0], 57:55 [22:20]] u: tile element address (rows x cols, row-major)
 //   rows       [89:74] u: tile rows
 //   cols       [101:90] u: tile columns (elements per row)
 localparam [7:0] OP_VRMAX = 8'h50;
@@ -757,10 +983,16 @@ localparam integer VRMAX_DST_BUF_LSB = 8;
 localparam integer VRMAX_DST_BUF_W = 2;
 localparam integer VRMAX_DST_LSB = 10;
 localparam integer VRMAX_DST_W = 20;
+localparam integer VRMAX_DST_FULL_W = 23;
+localparam integer VRMAX_DST_P1_LSB = 52;
+localparam integer VRMAX_DST_P1_W = 3;
 localparam integer VRMAX_SRC0_BUF_LSB = 30;
 localparam integer VRMAX_SRC0_BUF_W = 2;
 localparam integer VRMAX_SRC0_LSB = 32;
 localparam integer VRMAX_SRC0_W = 20;
+localparam integer VRMAX_SRC0_FULL_W = 23;
+localparam integer VRMAX_SRC0_P1_LSB = 55;
+localparam integer VRMAX_SRC0_P1_W = 3;
 localparam integer VRMAX_ROWS_LSB = 74;
 localparam integer VRMAX_ROWS_W = 16;
 localparam integer VRMAX_COLS_LSB = 90;
@@ -770,9 +1002,9 @@ localparam integer VRMAX_COLS_W = 12;
 // semantics: dst[r] = sat(sum_c src0[r, c]): the exact row sum, saturated once to the destination
 // timing: vector_rowwise = P + rows * ceil(cols / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
-//   dst        [29:10] u: destination element address (rows values)
+//   dst        [29:10 [19:0], 54:52 [22:20]] u: destination element address (rows values)
 //   src0_buf   [31:30] enum:buf: tile buffer
-//   src0       [51:32] u: tile element address (rows x cols, row-major)
+//   src0       [51:32 [19:0], 57:55 [22:20]] u: tile element address (rows x cols, row-major)
 //   rows       [89:74] u: tile rows
 //   cols       [101:90] u: tile columns (elements per row)
 localparam [7:0] OP_VRSUM = 8'h51;
@@ -780,10 +1012,16 @@ localparam integer VRSUM_DST_BUF_LSB = 8;
 localparam integer VRSUM_DST_BUF_W = 2;
 localparam integer VRSUM_DST_LSB = 10;
 localparam integer VRSUM_DST_W = 20;
+localparam integer VRSUM_DST_FULL_W = 23;
+localparam integer VRSUM_DST_P1_LSB = 52;
+localparam integer VRSUM_DST_P1_W = 3;
 localparam integer VRSUM_SRC0_BUF_LSB = 30;
 localparam integer VRSUM_SRC0_BUF_W = 2;
 localparam integer VRSUM_SRC0_LSB = 32;
 localparam integer VRSUM_SRC0_W = 20;
+localparam integer VRSUM_SRC0_FULL_W = 23;
+localparam integer VRSUM_SRC0_P1_LSB = 55;
+localparam integer VRSUM_SRC0_P1_W = 3;
 localparam integer VRSUM_ROWS_LSB = 74;
 localparam integer VRSUM_ROWS_W = 16;
 localparam integer VRSUM_COLS_LSB = 90;
@@ -793,11 +1031,11 @@ localparam integer VRSUM_COLS_W = 12;
 // semantics: dst[r, c] = sat(src0[r, c] - src1[r]): subtract a per-row value (a row's max before vexp)
 // timing: vector_rowwise = P + rows * ceil(cols / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
-//   dst        [29:10] u: destination element address (rows x cols)
+//   dst        [29:10 [19:0], 121:119 [22:20]] u: destination element address (rows x cols)
 //   src0_buf   [31:30] enum:buf: tile buffer
-//   src0       [51:32] u: tile element address (rows x cols, row-major)
+//   src0       [51:32 [19:0], 124:122 [22:20]] u: tile element address (rows x cols, row-major)
 //   src1_buf   [53:52] enum:buf: per-row values buffer
-//   src1       [73:54] u: per-row values element address (rows values)
+//   src1       [73:54 [19:0], 127:125 [22:20]] u: per-row values element address (rows values)
 //   rows       [89:74] u: tile rows
 //   cols       [101:90] u: tile columns (elements per row)
 localparam [7:0] OP_VRSUB = 8'h52;
@@ -805,14 +1043,23 @@ localparam integer VRSUB_DST_BUF_LSB = 8;
 localparam integer VRSUB_DST_BUF_W = 2;
 localparam integer VRSUB_DST_LSB = 10;
 localparam integer VRSUB_DST_W = 20;
+localparam integer VRSUB_DST_FULL_W = 23;
+localparam integer VRSUB_DST_P1_LSB = 119;
+localparam integer VRSUB_DST_P1_W = 3;
 localparam integer VRSUB_SRC0_BUF_LSB = 30;
 localparam integer VRSUB_SRC0_BUF_W = 2;
 localparam integer VRSUB_SRC0_LSB = 32;
 localparam integer VRSUB_SRC0_W = 20;
+localparam integer VRSUB_SRC0_FULL_W = 23;
+localparam integer VRSUB_SRC0_P1_LSB = 122;
+localparam integer VRSUB_SRC0_P1_W = 3;
 localparam integer VRSUB_SRC1_BUF_LSB = 52;
 localparam integer VRSUB_SRC1_BUF_W = 2;
 localparam integer VRSUB_SRC1_LSB = 54;
 localparam integer VRSUB_SRC1_W = 20;
+localparam integer VRSUB_SRC1_FULL_W = 23;
+localparam integer VRSUB_SRC1_P1_LSB = 125;
+localparam integer VRSUB_SRC1_P1_W = 3;
 localparam integer VRSUB_ROWS_LSB = 74;
 localparam integer VRSUB_ROWS_W = 16;
 localparam integer VRSUB_COLS_LSB = 90;
@@ -822,11 +1069,11 @@ localparam integer VRSUB_COLS_W = 12;
 // semantics: dst[r, c] = sat(round_shift(src0[r, c] * src1[r], shift)): scale each row by its own multiplier (1/sum, 1/sqrt(var))
 // timing: vector_rowmul = P + 2 + rows * ceil(cols / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
-//   dst        [29:10] u: destination element address (rows x cols)
+//   dst        [29:10 [19:0], 121:119 [22:20]] u: destination element address (rows x cols)
 //   src0_buf   [31:30] enum:buf: tile buffer
-//   src0       [51:32] u: tile element address (rows x cols, row-major)
+//   src0       [51:32 [19:0], 124:122 [22:20]] u: tile element address (rows x cols, row-major)
 //   src1_buf   [53:52] enum:buf: per-row values buffer
-//   src1       [73:54] u: per-row values element address (rows values)
+//   src1       [73:54 [19:0], 127:125 [22:20]] u: per-row values element address (rows values)
 //   rows       [89:74] u: tile rows
 //   cols       [101:90] u: tile columns (elements per row)
 //   shift      [106:102] u: right shift of the exact product, rounding half up (ignored in fp16 mode)
@@ -835,14 +1082,23 @@ localparam integer VRMUL_DST_BUF_LSB = 8;
 localparam integer VRMUL_DST_BUF_W = 2;
 localparam integer VRMUL_DST_LSB = 10;
 localparam integer VRMUL_DST_W = 20;
+localparam integer VRMUL_DST_FULL_W = 23;
+localparam integer VRMUL_DST_P1_LSB = 119;
+localparam integer VRMUL_DST_P1_W = 3;
 localparam integer VRMUL_SRC0_BUF_LSB = 30;
 localparam integer VRMUL_SRC0_BUF_W = 2;
 localparam integer VRMUL_SRC0_LSB = 32;
 localparam integer VRMUL_SRC0_W = 20;
+localparam integer VRMUL_SRC0_FULL_W = 23;
+localparam integer VRMUL_SRC0_P1_LSB = 122;
+localparam integer VRMUL_SRC0_P1_W = 3;
 localparam integer VRMUL_SRC1_BUF_LSB = 52;
 localparam integer VRMUL_SRC1_BUF_W = 2;
 localparam integer VRMUL_SRC1_LSB = 54;
 localparam integer VRMUL_SRC1_W = 20;
+localparam integer VRMUL_SRC1_FULL_W = 23;
+localparam integer VRMUL_SRC1_P1_LSB = 125;
+localparam integer VRMUL_SRC1_P1_W = 3;
 localparam integer VRMUL_ROWS_LSB = 74;
 localparam integer VRMUL_ROWS_W = 16;
 localparam integer VRMUL_COLS_LSB = 90;
@@ -854,9 +1110,9 @@ localparam integer VRMUL_SHIFT_W = 5;
 // semantics: dst[i] = sat(exp(min(src0[i], 0))): Q<in_frac> int32 in, Q<out_frac> out, integer-only (isa.semantics.exp_fixed)
 // timing: vector_exp = P + 5 + ceil(len / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
-//   dst        [29:10] u: destination element address
+//   dst        [29:10 [19:0], 54:52 [22:20]] u: destination element address
 //   src0_buf   [31:30] enum:buf: operand buffer
-//   src0       [51:32] u: operand element address
+//   src0       [51:32 [19:0], 57:55 [22:20]] u: operand element address
 //   len        [89:74] u: elements
 //   in_frac    [94:90] u: fractional bits of the input (ignored in fp16 mode)
 //   out_frac   [99:95] u: fractional bits of the output: exp(0) = 2^out_frac (ignored in fp16 mode)
@@ -865,10 +1121,16 @@ localparam integer VEXP_DST_BUF_LSB = 8;
 localparam integer VEXP_DST_BUF_W = 2;
 localparam integer VEXP_DST_LSB = 10;
 localparam integer VEXP_DST_W = 20;
+localparam integer VEXP_DST_FULL_W = 23;
+localparam integer VEXP_DST_P1_LSB = 52;
+localparam integer VEXP_DST_P1_W = 3;
 localparam integer VEXP_SRC0_BUF_LSB = 30;
 localparam integer VEXP_SRC0_BUF_W = 2;
 localparam integer VEXP_SRC0_LSB = 32;
 localparam integer VEXP_SRC0_W = 20;
+localparam integer VEXP_SRC0_FULL_W = 23;
+localparam integer VEXP_SRC0_P1_LSB = 55;
+localparam integer VEXP_SRC0_P1_W = 3;
 localparam integer VEXP_LEN_LSB = 74;
 localparam integer VEXP_LEN_W = 16;
 localparam integer VEXP_IN_FRAC_LSB = 90;
@@ -880,9 +1142,9 @@ localparam integer VEXP_OUT_FRAC_W = 5;
 // semantics: dst[i] = sat(1 / src0[i]): Q<in_frac> int32 in, Q<out_frac> out, by Newton steps (isa.semantics.recip_fixed); 1 / 0 = INT32_MAX
 // timing: vector_recip = P + 7 + ceil(len / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
-//   dst        [29:10] u: destination element address
+//   dst        [29:10 [19:0], 54:52 [22:20]] u: destination element address
 //   src0_buf   [31:30] enum:buf: operand buffer
-//   src0       [51:32] u: operand element address
+//   src0       [51:32 [19:0], 57:55 [22:20]] u: operand element address
 //   len        [89:74] u: elements
 //   in_frac    [94:90] u: fractional bits of the input (ignored in fp16 mode)
 //   out_frac   [99:95] u: fractional bits of the output (ignored in fp16 mode)
@@ -891,10 +1153,16 @@ localparam integer VRECIP_DST_BUF_LSB = 8;
 localparam integer VRECIP_DST_BUF_W = 2;
 localparam integer VRECIP_DST_LSB = 10;
 localparam integer VRECIP_DST_W = 20;
+localparam integer VRECIP_DST_FULL_W = 23;
+localparam integer VRECIP_DST_P1_LSB = 52;
+localparam integer VRECIP_DST_P1_W = 3;
 localparam integer VRECIP_SRC0_BUF_LSB = 30;
 localparam integer VRECIP_SRC0_BUF_W = 2;
 localparam integer VRECIP_SRC0_LSB = 32;
 localparam integer VRECIP_SRC0_W = 20;
+localparam integer VRECIP_SRC0_FULL_W = 23;
+localparam integer VRECIP_SRC0_P1_LSB = 55;
+localparam integer VRECIP_SRC0_P1_W = 3;
 localparam integer VRECIP_LEN_LSB = 74;
 localparam integer VRECIP_LEN_W = 16;
 localparam integer VRECIP_IN_FRAC_LSB = 90;
@@ -906,9 +1174,9 @@ localparam integer VRECIP_OUT_FRAC_W = 5;
 // semantics: dst[i] = sat(1 / sqrt(src0[i])): Q<in_frac> int32 in, Q<out_frac> out, by Newton steps (isa.semantics.rsqrt_fixed); x <= 0 gives INT32_MAX
 // timing: vector_rsqrt = P + 10 + ceil(len / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
-//   dst        [29:10] u: destination element address
+//   dst        [29:10 [19:0], 54:52 [22:20]] u: destination element address
 //   src0_buf   [31:30] enum:buf: operand buffer
-//   src0       [51:32] u: operand element address
+//   src0       [51:32 [19:0], 57:55 [22:20]] u: operand element address
 //   len        [89:74] u: elements
 //   in_frac    [94:90] u: fractional bits of the input (ignored in fp16 mode)
 //   out_frac   [99:95] u: fractional bits of the output (ignored in fp16 mode)
@@ -917,10 +1185,16 @@ localparam integer VRSQRT_DST_BUF_LSB = 8;
 localparam integer VRSQRT_DST_BUF_W = 2;
 localparam integer VRSQRT_DST_LSB = 10;
 localparam integer VRSQRT_DST_W = 20;
+localparam integer VRSQRT_DST_FULL_W = 23;
+localparam integer VRSQRT_DST_P1_LSB = 52;
+localparam integer VRSQRT_DST_P1_W = 3;
 localparam integer VRSQRT_SRC0_BUF_LSB = 30;
 localparam integer VRSQRT_SRC0_BUF_W = 2;
 localparam integer VRSQRT_SRC0_LSB = 32;
 localparam integer VRSQRT_SRC0_W = 20;
+localparam integer VRSQRT_SRC0_FULL_W = 23;
+localparam integer VRSQRT_SRC0_P1_LSB = 55;
+localparam integer VRSQRT_SRC0_P1_W = 3;
 localparam integer VRSQRT_LEN_LSB = 74;
 localparam integer VRSQRT_LEN_W = 16;
 localparam integer VRSQRT_IN_FRAC_LSB = 90;

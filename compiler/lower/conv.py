@@ -241,6 +241,9 @@ def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: s
     if in_rows > FIELD_MAX["in_hw"] or g.w > FIELD_MAX["in_hw"] or max(g.pads) > \
             FIELD_MAX["conv_pad"] or cq > FIELD_MAX["cin"] or m * cb > FIELD_MAX["len"]:
         return None
+    last = g.in_rows((g.oh - 1) // rows * rows, g.oh)
+    if last[1] <= last[0]:  # the last row tile reads only padding rows: nothing to load
+        return None
     # a dwconv tile's weights are one tap per channel, not a block-diagonal slice
     in_tile, w_tile, acc_tile = in_rows * g.w * cq, g.kh * g.kw * (1 if dw else cq) * cb, m * cb
     elems = hw.buffer_elems

@@ -70,6 +70,16 @@ class Program:
         return len(self.cores)
 
     @property
+    def isa_version_tuple(self) -> tuple[int, int]:
+        """The oldest ISA version that runs these words (isa.spec.IsaSpec.words_version): 1.0
+        for a program that sets no high part of a split field, so its bytes are 1.0's."""
+        return load_spec().words_version(w for core in self.cores for w in core)
+
+    @property
+    def isa_version(self) -> str:
+        return "%d.%d" % self.isa_version_tuple
+
+    @property
     def num_instructions(self) -> int:
         return sum(map(len, self.cores))
 
@@ -85,7 +95,7 @@ class Program:
 
     def to_bytes(self) -> bytes:
         spec = load_spec()
-        major, minor = spec.version_tuple
+        major, minor = self.isa_version_tuple
         meta = json.dumps({
             "target": self.target, "source": self.source, "num_cores": len(self.cores),
             "word_counts": [len(c) for c in self.cores],
@@ -116,7 +126,7 @@ class Program:
         if version != CONTAINER_VERSION:
             raise ContainerError(f"{name}: container version {version}, this npusim reads "
                                  f"version {CONTAINER_VERSION}; reassemble it")
-        if (major, minor) != spec.version_tuple:
+        if not spec.reads((major, minor)):  # a 1.1 npusim runs 1.0 programs, not 2.0 ones
             raise ContainerError(f"{name}: built for ISA {major}.{minor}, this npusim implements "
                                  f"{spec.version}; reassemble it")
         need = _HEADER.size + meta_len + _CRC.size

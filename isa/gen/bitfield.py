@@ -9,20 +9,26 @@ CELL = 3  # characters per bit: a 1-bit field still gets a 2-character label
 
 
 def _segments(ins: InstructionSpec, word_bits: int, opcode: tuple[int, int]):
-    """(msb, lsb, name, field_msb, field_lsb) of every field, the opcode and reserved runs."""
-    named = [("opcode", opcode[0] + opcode[1] - 1, opcode[0])]
-    named += [(f.name, f.msb, f.lsb) for f in ins.fields]
+    """(msb, lsb, name, part_msb, part_lsb, value shift, split) of every segment: the fields'
+    parts, the opcode and reserved runs, each cut at row boundaries."""
+    # (name, part msb, part lsb, value bit of the part's lsb, whether the field is split)
+    named = [("opcode", opcode[0] + opcode[1] - 1, opcode[0], 0, False)]
+    for f in ins.fields:
+        shift = 0
+        for hi, lo in f.slices:
+            named.append((f.name, hi, lo, shift, f.split))
+            shift += hi - lo + 1
     owner = {}
-    for name, hi, lo in named:
+    for name, hi, lo, shift, split in named:
         for b in range(lo, hi + 1):
-            owner[b] = (name, hi, lo)
+            owner[b] = (name, hi, lo, shift, split)
     segs, b = [], word_bits - 1
     while b >= 0:
         own = owner.get(b)
         lo = b
         while lo - 1 >= 0 and owner.get(lo - 1) == own and (lo - 1) % ROW_BITS != ROW_BITS - 1:
             lo -= 1
-        segs.append((b, lo) + (own if own else (None, b, lo)))
+        segs.append((b, lo) + (own if own else (None, b, lo, 0, False)))
         b = lo - 1
     return segs
 
@@ -47,15 +53,16 @@ def picture(ins: InstructionSpec, word_bits: int, opcode: tuple[int, int]) -> li
         top = r * ROW_BITS + ROW_BITS - 1
         col = lambda b: (top - b) * CELL  # noqa: E731  left border of bit b's cell
         nums, border, label = [" "] * width, [" "] * width, [" "] * width
-        for hi, lo, name, fhi, flo in rows[r]:
+        for hi, lo, name, fhi, flo, shift, split in rows[r]:
             left, inner = col(hi), (hi - lo + 1) * CELL - 1
             border[left:left + inner + 2] = "+" + "-" * inner + "+"
             label[left] = label[left + inner + 1] = "|"
             if name is None:
                 full, choices = "", ["reserved", "rsvd", "0"]
             else:
-                part = f"{name}[{hi - flo}:{lo - flo}]" if hi != lo else f"{name}[{hi - flo}]"
-                full = part if (hi, lo) != (fhi, flo) else name
+                vhi, vlo = hi - flo + shift, lo - flo + shift  # the value bits shown
+                part = f"{name}[{vhi}:{vlo}]" if hi != lo else f"{name}[{vhi}]"
+                full = part if (hi, lo) != (fhi, flo) or split else name
                 choices = [full, name]
             text = next((c for c in choices if len(c) <= inner), None)
             if text is None:

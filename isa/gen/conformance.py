@@ -17,6 +17,9 @@ CASES = {
     "bad_enum": "an enum number the field can hold but the enum lacks: EncodingError / DecodeError",
     "illegal_decode": "a word whose field holds an encodable but illegal value: DecodeError",
     "reserved_bits": "each reserved bit set alone in a legal word: DecodeError",
+    "split_fields": "each split field at the edges of its parts (the low part's maximum, the "
+                    "first value needing a high part, the legal maximum) lands in exactly its "
+                    "parts' bits and round-trips; below the first, the high parts stay zero",
 }
 
 
@@ -31,13 +34,17 @@ def cases(spec: IsaSpec, ins: InstructionSpec) -> list[str]:
         out.append("illegal_decode")
     if ins.reserved_mask:
         out.append("reserved_bits")
+    if any(f.split for f in ins.fields):
+        out.append("split_fields")
     return out
 
 
 def entries(spec: IsaSpec) -> list[dict]:
     return [{"mnemonic": ins.mnemonic, "opcode": ins.opcode, "class": ins.cls,
              "fields": [{"name": f.name, "bits": [f.msb, f.lsb], "type": f.type,
-                         "range": list(f.legal)} for f in ins.fields],
+                         "range": list(f.legal),
+                         **({"parts": [list(p) for p in f.slices]} if f.split else {})}
+                        for f in ins.fields],
              "cases": cases(spec, ins)}
             for ins in spec.instructions]
 

@@ -22,6 +22,20 @@ def type_text(f: FieldSpec) -> str:
     return {"u": "unsigned", "s": "signed"}.get(f.type, f.type)
 
 
+def bits_text(f: FieldSpec) -> str:
+    """Where a field is in the word: "91:84", "100", or for a split field each part with the
+    value bits it holds, low part first: "91:84 [7:0], 102 [8]"."""
+    def span(hi: int, lo: int) -> str:
+        return f"{hi}:{lo}" if hi != lo else str(lo)
+    if not f.split:
+        return span(f.msb, f.lsb)
+    out, shift = [], 0
+    for hi, lo in f.slices:
+        out.append(f"{span(hi, lo)} [{span(shift + hi - lo, shift)}]")
+        shift += hi - lo + 1
+    return ", ".join(out)
+
+
 def range_text(f: FieldSpec) -> str:
     lo, hi = f.legal
     return f"{lo}..{hi}"

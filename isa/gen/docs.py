@@ -9,7 +9,7 @@ from pathlib import Path
 
 from isa.gen import banner
 from isa.gen.bitfield import picture
-from isa.gen.describe import byte_order, range_text, timing_rule, type_text, unit_text
+from isa.gen.describe import bits_text, byte_order, range_text, timing_rule, type_text, unit_text
 from isa.spec import FieldSpec, InstructionSpec, IsaSpec
 
 ASSEMBLY_DOC = "docs/assembly.md"
@@ -48,7 +48,7 @@ def _instruction(spec: IsaSpec, ins: InstructionSpec) -> list[str]:
            f"- reference: {ref}",
            f"- timing: `{timing_rule(spec, ins.timing)}`", ""]
     if ins.fields:
-        rows = [[f"{f.msb}:{f.lsb}" if f.width > 1 else str(f.lsb), f"`{f.name}`", type_text(f),
+        rows = [[bits_text(f), f"`{f.name}`", type_text(f),
                  range_text(f), f"`{f.target_max}`" if f.target_max else "", _meaning(f)]
                 for f in reversed(ins.fields)]
         out += _table(["bits", "field", "type", "range", "target limit", "meaning"], rows) + [""]
@@ -83,6 +83,17 @@ def render(spec: IsaSpec, root: Path) -> str:
            f"{byte_order(spec)}-endian: bit 0 is the least significant bit of the first byte.",
            f"- The opcode is bits [{ob}]; every other field's position depends on the opcode.",
            "- Bits no field covers are reserved and must be zero: decoders reject the word.",
+           "- A *split* field has its bits in more than one run of the word, listed low part "
+           "first with the value bits each holds (`91:84 [7:0], 102 [8]`), as RISC-V splits "
+           f"its immediates. Version {spec.version} widened fields so: each kept its "
+           f"{spec.base_version or spec.version} bits as its low part and took its high part "
+           "from bits reserved there, so a word whose high parts are zero is the "
+           f"{spec.base_version or spec.version} word byte for byte, and a program container "
+           "records the oldest version its words need. In `rtl/npu_isa.vh` a split field's "
+           "`F_<INSN>_<FIELD>`, `_LSB` and `_W` stay its first part (what the rtl/ units, "
+           "built for the base ranges, read) and `F_<INSN>_<FIELD>_FULL`, `_FULL_W` and "
+           "`_P<i>_LSB`/`_P<i>_W` give the whole field; `npusim.hw.rtl_params.rtl_target` "
+           "refuses Targets past the base ranges for the RTL.",
            f"- Version {major}.{minor}; the Verilog header `rtl/npu_isa.vh` exports it as "
            "`ISA_VERSION_MAJOR`/`ISA_VERSION_MINOR`.",
            "- Operand values are checked against their range when encoding and decoding; a "

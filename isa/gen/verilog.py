@@ -6,8 +6,35 @@ from pathlib import Path
 
 from isa.errors import SpecError
 from isa.gen import banner
-from isa.gen.describe import byte_order, timing_rule, unit_text
+from isa.gen.describe import bits_text, byte_order, timing_rule, unit_text
 from isa.spec import IsaSpec
+
+
+def _stem(ins, f) -> str:
+    return f"{ins.mnemonic}_{f.name}".upper()
+
+
+def _field_params(ins, f) -> list[tuple[str, int]]:
+    """NAME_LSB / NAME_W: the field's first part, its whole self unless split (the bits it
+    had in the base version); a split field adds NAME_FULL_W, its whole width, and
+    NAME_P<i>_LSB / NAME_P<i>_W for each later part (P1 holds the value bits above P0's)."""
+    out = [(f"{_stem(ins, f)}_LSB", f.lsb), (f"{_stem(ins, f)}_W", f.parts[0][1])]
+    if f.split:
+        out.append((f"{_stem(ins, f)}_FULL_W", f.width))
+        for i, (lsb, w) in enumerate(f.parts[1:], 1):
+            out += [(f"{_stem(ins, f)}_P{i}_LSB", lsb), (f"{_stem(ins, f)}_P{i}_W", w)]
+    return out
+
+
+def _macros(ins, f) -> list[str]:
+    """F_NAME(w): the field's first part, w[msb:lsb]; for a split field also F_NAME_FULL(w),
+    its whole value, the concatenation of its parts high first (an rvalue and an lvalue)."""
+    hi, lo = f.slices[0]
+    out = [f"`define F_{_stem(ins, f)}(w) w[{hi}:{lo}]"]
+    if f.split:
+        full = ", ".join(f"w[{h}:{l}]" for h, l in reversed(f.slices))
+        out.append(f"`define F_{_stem(ins, f)}_FULL(w) {{{full}}}")
+    return out
 
 
 def _params(spec: IsaSpec) -> list[tuple[str, str, str]]:
@@ -23,8 +50,7 @@ def _params(spec: IsaSpec) -> list[tuple[str, str, str]]:
         out.append((f"[{ow - 1}:0]", f"OP_{ins.mnemonic.upper()}", f"{ow}'h{ins.opcode:02X}"))
     for ins in spec.instructions:
         for f in ins.fields:
-            stem = f"{ins.mnemonic}_{f.name}".upper()
-            out += [("integer", f"{stem}_LSB", str(f.lsb)), ("integer", f"{stem}_W", str(f.width))]
+            out += [(("integer", n, str(v))) for n, v in _field_params(ins, f)]
     for enum in spec.enums.values():
         out += [("integer", f"{enum.name}_{k}".upper(), str(v)) for k, v in enum.values.items()]
     out += [("integer", f"REG_{r.name.upper()}_RESET", str(r.reset))
@@ -42,11 +68,17 @@ def render(spec: IsaSpec, root: Path | None = None) -> str:
              "words; bits no field covers are reserved and must be zero.",
              "// `include this INSIDE each module body: the localparams below are declared in every",
              "// module that includes it; the macros are defined once per compilation unit.",
+             f"// Split fields (v{spec.version} widened them, RISC-V style): F_X(w), X_LSB and X_W are a",
+             f"// field's first part, its low bits, exactly the v{spec.base_version or spec.version} field; F_X_FULL(w)",
+             "// is its whole value (the parts concatenated, high first; also an lvalue), X_FULL_W",
+             "// its width, X_P<i>_LSB/X_P<i>_W its later parts. A unit built for base-version",
+             "// ranges (buffers of at most 2^X_W elements, X_W-bit counts: the rtl/ units, see",
+             "// npusim.hw.rtl_params.rtl_target) reads F_X: on its Targets the later parts are 0.",
              "", "`ifndef NPU_ISA_VH", "`define NPU_ISA_VH",
              f"`define F_OPCODE(w) w[{spec.opcode_lsb + spec.opcode_width - 1}:{spec.opcode_lsb}]"]
     for ins in spec.instructions:
         for f in ins.fields:
-            lines.append(f"`define F_{ins.mnemonic.upper()}_{f.name.upper()}(w) w[{f.msb}:{f.lsb}]")
+            lines += _macros(ins, f)
     lines += ["`endif", ""]
     params = {n: (t, v) for t, n, v in _params(spec)}
     emitted: set[str] = set()
@@ -63,11 +95,10 @@ def render(spec: IsaSpec, root: Path | None = None) -> str:
                   f"// semantics: {ins.semantics}",
                   f"// timing: {timing_rule(spec, ins.timing)}"]
         for f in ins.fields:
-            lines.append(f"//   {f.name:<10} [{f.msb}:{f.lsb}] {f.type}: {f.doc}")
+            lines.append(f"//   {f.name:<10} [{bits_text(f)}] {f.type}: {f.doc}")
         emit(f"OP_{ins.mnemonic.upper()}")
         for f in ins.fields:
-            stem = f"{ins.mnemonic}_{f.name}".upper()
-            emit(f"{stem}_LSB", f"{stem}_W")
+            emit(*(n for n, _ in _field_params(ins, f)))
     for enum in spec.enums.values():
         lines += ["", f"// enum {enum.name}: {enum.doc}"]
         emit(*(f"{enum.name}_{k}".upper() for k in enum.values))

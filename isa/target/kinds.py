@@ -119,16 +119,34 @@ def _energy(name: str, default: float, doc: str) -> Attr:
     return Attr(name, float, default, min=0.0, doc=doc, unit="pJ")
 
 
+def _address_kb(buffer: str) -> int:
+    """The most KiB of `buffer` its element addresses reach: 2^bits elements of its smallest
+    element type (the spec's narrowest buffer-address field: 23 bits, 8 Mi elements)."""
+    spec = load_spec()
+    bits = min(f.width for i in spec.instructions for f in i.fields if f.buffer)
+    elem = min(np.dtype(t).itemsize for t in spec.buffers[buffer].elem_types.values())
+    return (1 << bits) * elem // 1024
+
+
+# The array's rows and columns reach 256: gemm's k and n and conv's cout hold 1..511 (ISA 1.1),
+# and 256x256 is SCALE-Sim's TPU (google.cfg), the largest array this model is checked at.
+ARRAY_MAX = 256
+
 NPU_ATTRS = (
-    Attr("array", SHAPE2D, (16, 16), 1, 32, doc="systolic array rows x cols (its dataflow: -dataflow)",
-         unit="PEs"),
+    Attr("array", SHAPE2D, (16, 16), 1, ARRAY_MAX,
+         doc="systolic array rows x cols (its dataflow: -dataflow)", unit="PEs"),
     Attr("vector-lanes", int, 16, 1, 64, doc="vector unit lanes", unit="lanes"),
     Attr("dma-engines", int, 2, 1, 8, doc="DMA channels per core", unit="channels"),
     Attr("num-cores", int, 1, 1, 16, doc="NPU cores sharing DRAM", unit="cores"),
-    Attr("ibuf-kb", int, 128, 1, 1024, doc="input buffer (dtype elements)", unit="KiB"),
-    Attr("wbuf-kb", int, 128, 1, 1024, doc="weight buffer (dtype elements)", unit="KiB"),
-    Attr("abuf-kb", int, 256, 1, 1024, doc="accumulator buffer (int32/fp32 words)", unit="KiB"),
-    Attr("obuf-kb", int, 64, 1, 1024, doc="output buffer (dtype elements)", unit="KiB"),
+    # up to what the 23-bit element addresses reach: 8 MiB of int8 (32 MiB of int32 partials)
+    Attr("ibuf-kb", int, 128, 1, _address_kb("ibuf"), doc="input buffer (dtype elements)",
+         unit="KiB"),
+    Attr("wbuf-kb", int, 128, 1, _address_kb("wbuf"), doc="weight buffer (dtype elements)",
+         unit="KiB"),
+    Attr("abuf-kb", int, 256, 1, _address_kb("abuf"),
+         doc="accumulator buffer (int32/fp32 words)", unit="KiB"),
+    Attr("obuf-kb", int, 64, 1, _address_kb("obuf"), doc="output buffer (dtype elements)",
+         unit="KiB"),
     Attr("dram-mb", int, 256, 1, 4096, doc="DRAM capacity", unit="MiB"),
     Attr("dram-bw", int, 16, 1, 1024, doc="DRAM bandwidth shared by all DMA channels and cores",
          unit="B/cycle"),

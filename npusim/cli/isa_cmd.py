@@ -6,7 +6,7 @@ import difflib
 import json
 
 from isa.gen.bitfield import picture
-from isa.gen.describe import byte_order, range_text, timing_rule, type_text
+from isa.gen.describe import bits_text, byte_order, range_text, timing_rule, type_text
 from isa.gen.spec_json import instruction_dict, spec_dict
 from isa.spec import InstructionSpec, IsaSpec, load_spec
 from npusim.cli.errors import fail
@@ -49,7 +49,7 @@ def detail(spec: IsaSpec, ins: InstructionSpec) -> str:
              + (f"  format {ins.format}" if ins.format else ""),
              f"  {ins.semantics}", f"  timing: {timing_rule(spec, ins.timing)}", ""]
     rows = [("bits", "field", "type", "range", "target limit", "meaning")]
-    rows += [(f"{f.msb}:{f.lsb}" if f.width > 1 else str(f.lsb), f.name, type_text(f),
+    rows += [(bits_text(f), f.name, type_text(f),
               range_text(f), f.target_max or "", f.doc) for f in reversed(ins.fields)]
     if ins.fields:
         widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]) - 1)]

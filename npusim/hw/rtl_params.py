@@ -42,7 +42,24 @@ def rtl_target(target) -> Target:
     if t.dtype != "int8":
         raise TargetError(f"the RTL implements the int8 datapath only; target has dtype={t.dtype}; "
                           "hint: use -dtype=int8 (fp16 is modelled in npusim, not in RTL)")
+    rows, elems = base_limits()  # the units read split fields' first parts only (rtl/npu_isa.vh)
+    big = {b: n for b, n in t.derived.buffer_elems.items() if n > elems}
+    if max(t.array_rows, t.array_cols) > rows or big:
+        what = (f"array {t.array_rows}x{t.array_cols}" if not big else
+                ", ".join(f"{b} of {n} elements" for b, n in big.items()))
+        raise TargetError(f"the RTL implements arrays up to {rows}x{rows} and buffers up to "
+                          f"{elems} elements (ISA {load_spec().base_version} field widths); "
+                          f"target has {what}; hint: npusim models it, the RTL does not")
     return t
+
+
+def base_limits() -> tuple[int, int]:
+    """(array rows/cols, buffer elements) the rtl/ units address: what the first parts of the
+    split fields hold (gemm's k, every buffer address), the ISA's base-version ranges."""
+    spec = load_spec()
+    k = spec.by_mnemonic["gemm"].field_map["k"]
+    addr = min(f.parts[0][1] for i in spec.instructions for f in i.fields if f.buffer)
+    return (1 << k.parts[0][1]) - 1, 1 << addr
 
 
 def buffer_params(t: Target) -> dict:

@@ -3,7 +3,7 @@ and its DRAM interface (CALC: a memory that never stalls the array; USER: its ba
 
 from __future__ import annotations
 
-from isa.target import Target, TargetError
+from isa.target import Target, TargetError, get_target_kind
 
 from .config import ScaleConfig
 from .errors import ScaleSimError
@@ -13,6 +13,8 @@ from .errors import ScaleSimError
 # setup cycles and the layer's first loads and last stores stay (they are not the memory).
 CALC_DRAM = {"dram-bw": 1024, "dram-latency": 0}
 ABUF_PER_OFMAP = 4  # SCALE-Sim's ofmap SRAM holds the partial sums: as many int32 words
+# the largest accumulator the npu kind has (32 MiB: what its element addresses reach)
+_ABUF_MAX_KB = get_target_kind("npu").attr("abuf-kb").max
 
 
 def target_attrs(config: ScaleConfig) -> dict:
@@ -20,7 +22,7 @@ def target_attrs(config: ScaleConfig) -> dict:
     attrs = {"array": f"{config.array_rows}x{config.array_cols}",
              "ibuf-kb": config.ifmap_sram_kb, "wbuf-kb": config.filter_sram_kb,
              "obuf-kb": config.ofmap_sram_kb,
-             "abuf-kb": min(1024, ABUF_PER_OFMAP * config.ofmap_sram_kb)}
+             "abuf-kb": min(_ABUF_MAX_KB, ABUF_PER_OFMAP * config.ofmap_sram_kb)}
     if config.bandwidth_mode == "CALC":
         attrs.update(CALC_DRAM)
     else:

@@ -70,8 +70,8 @@ def test_bit_picture_borders_fall_on_field_boundaries(capsys, mnemonic):
     assert len(labels) == 4 and all(len(ln) == 97 for ln in labels)
     ins = SPEC.by_mnemonic[mnemonic]
     owner = {b: "opcode" for b in range(SPEC.opcode_lsb, SPEC.opcode_lsb + SPEC.opcode_width)}
-    for f in ins.fields:
-        owner.update({b: f.name for b in range(f.lsb, f.msb + 1)})
+    for f in ins.fields:  # every part of a split field (ISA 1.1) is the field's
+        owner.update({b: f.name for lsb, w in f.parts for b in range(lsb, lsb + w)})
     # a segment starts at every row start and wherever the owning field (or reserved) changes
     expected = {0, 32, 64, 96} | {b for b in range(1, 128) if owner.get(b) != owner.get(b - 1)}
     assert _boundaries(labels, 128) == expected

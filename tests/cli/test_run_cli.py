@@ -50,7 +50,7 @@ def test_run_writes_a_chrome_trace(capsys, tmp_path):
     (["run", "nope.onnx"], "model file 'nope.onnx' does not exist"),
     (["run", "mlp", "-t", "npu-edgy"], "npu-edge"),
     (["run", "mlp", "-t", "cpu-host"], "is a cpu target"),
-    (["run", "mlp", "-t", "npu -array=64x64"], "array"),
+    (["run", "mlp", "-t", "npu -array=512x512"], "array"),
     (["compile", "mlp", "-t", "npu-edgy", "-o", "x"], "-t 'npu-edgy': unknown target kind"),
 ])
 def test_bad_models_and_targets_are_one_line_errors(capsys, argv, needle):

@@ -35,7 +35,7 @@ def test_the_documented_example_line():
 # (source line, target, column, field, message parts)
 CASES = [
     ("gemm ibuf[0], wbuf[0], abuf[0], m=16, n=16", None, 1, "k",
-     ["missing required field 'k'", "reduction depth", "range 1..255"]),
+     ["missing required field 'k'", "reduction depth", "range 1..511"]),
     ("gemm ibuf[0], wbuf[0], abuf[0], m=16, kk=16, n=16", None, 39, "kk",
      ["unknown field 'kk'", "did you mean 'k'?", "fields: ibuf, wbuf, abuf, m, k, n, acc"]),
     ("gemm ibuf[0], wbuf[0], abuf[0], m=16, k=16, n=16, m=2", None, 51, "m",
@@ -44,6 +44,13 @@ CASES = [
      ["field 'buf' given twice (first at column 14)"]),
     ("gemm ibuf[0], wbuf[0], abuf[0], m=0, k=16, n=16", None, 33, "m",
      ["field 'm' value 0 out of range 1..65535", "input rows"]),
+    # ISA 1.1's widened fields: k and n hold 1..511, buffer addresses 23 bits
+    ("gemm ibuf[0], wbuf[0], abuf[0], m=1, k=512, n=16", None, 38, "k",
+     ["field 'k' value 512 out of range 1..511", "reduction depth"]),
+    ("gemm ibuf[0x800000], wbuf[0], abuf[0], m=1, k=1, n=1", None, 6, "ibuf",
+     ["field 'ibuf' value 8388608 out of range 0..8388607", "input tile"]),
+    ("gemm ibuf[0], wbuf[0], abuf[0], m=1, k=257, n=1", "npu -array=256x256", 38, "k",
+     ["field 'k' value 257 out of range 1..256", "array_rows of npu -array=256x256"]),
     ("vclip dst=obuf[0], src0=obuf[0], len=1, lo=40000", None, 41, "lo",
      ["field 'lo' value 40000 out of range -32768..32767"]),
     ("signal unit=dmaX, sem=0", None, 8, "unit",

@@ -36,8 +36,15 @@ def test_target_names():
     assert target_units(TINY) == ["matrix", "vector", "dma0"]
 
 
+# google.cfg's TPU: ISA 1.1's 9-bit k, n, cout and 23-bit addresses reach it
+GOOGLE = Target.from_string("npu -array=256x256 -ibuf-kb=6144 -wbuf-kb=6144 -abuf-kb=8192 "
+                            "-obuf-kb=2048 -dataflow=os")
+
+
 @pytest.mark.parametrize("target,k_max,n_max", [(TINY, 4, 4), (EDGE, 16, 16),
-                                                (Target.from_string("npu -array=8x32"), 8, 32)])
+                                                (Target.from_string("npu -array=8x32"), 8, 32),
+                                                (Target.from_string("npu -array=256x256"), 256,
+                                                 256)])
 def test_array_limits(target, k_max, n_max):
     check_instruction(gemm(k=k_max, n=n_max), target)
     e = fails(gemm(k=k_max + 1), target)
@@ -113,6 +120,18 @@ def test_extent_past_the_buffer_end(instr, field, count):
     assert "past" in str(e) and "npu-tiny" in str(e)
 
 
+def test_a_256x256_target_with_6_mib_buffers_addresses_all_of_them():
+    last = 6 * 1024 * 1024 - 1  # the last int8 element of a 6144 KiB ibuf
+    check_instruction(gemm(ibuf=last, wbuf=last - 255, k=1, n=256), GOOGLE)
+    check_instruction(instruction("load", buf="wbuf", sram=last, rows=1, cols=1), GOOGLE)
+    check_instruction(instruction("conv", abuf=2 * 1024 * 1024 - 256, in_h=1, in_w=1, cin=1,
+                                  cout=256), GOOGLE)
+    e = fails(gemm(ibuf=last + 1), GOOGLE)
+    assert (e.field, e.value) == ("ibuf", last + 1) and "out of range 0..6291455" in str(e)
+    e = fails(instruction("conv", in_h=1, in_w=1, cin=1, cout=257), GOOGLE)
+    assert e.field == "cout" and "out of range 1..256 (array_cols of" in str(e)
+
+
 def test_extent_that_ends_exactly_at_the_buffer_end_fits():
     check_instruction(gemm(abuf=4096 - 16, m=4, n=4), TINY)
     check_instruction(instruction("vrequant", src1=4096 - 8, len=1, channels=4), TINY)
@@ -154,7 +173,7 @@ def test_cfg_owner_and_range_without_a_target():
     assert str(e) == ("cfg: dma_planes value 0 out of range 1..4095 "
                       "(planes of a 3-D transfer (1 = 2-D))")
     # without a target the target limits are not applied
-    check_instruction(gemm(k=255, abuf=(1 << 20) - 1))
+    check_instruction(gemm(k=511, abuf=(1 << 23) - 1))
 
 
 def test_non_npu_target():

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from isa import DecodeError, EncodingError, SpecError, decode, decode_word, encode, encode_fields
+from isa.asm import Program, assemble, disassemble
 from isa.spec import SPEC_PATH, load_spec
 
 SPEC = load_spec()
@@ -104,18 +105,22 @@ def minimal_fields(mnemonic: str) -> dict:
 
 
 def raw_word(mnemonic: str, fields: dict) -> int:
-    """Pack without any range check, to build words the encoder would refuse."""
+    """Pack without any range check, to build words the encoder would refuse (a split
+    field's value bits go to its parts in order, low part first)."""
     ins = SPEC.by_mnemonic[mnemonic]
     word = ins.opcode << SPEC.opcode_lsb
     for f in ins.fields:
-        word |= (fields[f.name] & f.mask) << f.lsb
+        value, shift = fields[f.name] & f.mask, 0
+        for lsb, width in f.parts:
+            word |= ((value >> shift) & ((1 << width) - 1)) << lsb
+            shift += width
     return word
 
 
 # ------------------------------------------------------------------ coverage of the spec
 
 IMPLEMENTED = {"roundtrip", "golden", "above_range", "below_range", "bad_enum",
-               "illegal_decode", "reserved_bits"}
+               "illegal_decode", "reserved_bits", "split_fields"}
 
 
 def test_every_opcode_has_a_conformance_entry_and_coverage():
@@ -162,6 +167,84 @@ def test_gemm_wt_is_bit_101_and_zero_keeps_every_old_word():
     data[12] |= 0x20
     assert encode_fields("gemm", **{**fields, "wt": 1}).to_bytes(16, "little") == bytes(data)
     assert decode(bytes(data)).fields["wt"] == 1
+
+
+# ISA 1.1's widened fields, packed by hand: gemm ibuf = 0x7FFFFF (bits 27:8 all ones, 112:110
+# = 0b111), wbuf = 0x100000 (47:28 zero, 115:113 = 0b001), abuf = 0x523456 (67:48 = 0x23456,
+# 118:116 = 0b101), m = 1, k = 256 (91:84 zero, bit 102), n = 511 (99:92 = 0xFF, bit 103); a
+# load of google.cfg's last ifmap element, sram = 6 Mi - 1 = 0x5FFFFF (32:13 ones, 127:125 =
+# 0b101), rows = cols = 1.
+GOLDEN_SPLIT = {
+    "gemm": (dict(ibuf=0x7FFFFF, wbuf=0x100000, abuf=0x523456, m=1, k=256, n=511),
+             "20ffff0f00005634120000f0cfc05300"),
+    "load": (dict(sram=0x5FFFFF, rows=1, cols=1), "10e0ffff0100000002200000000000a0"),
+}
+
+
+@pytest.mark.parametrize("mnemonic", sorted(GOLDEN_SPLIT))
+def test_golden_split_fields(mnemonic):
+    fields, hex_bytes = GOLDEN_SPLIT[mnemonic]
+    data = bytes.fromhex(hex_bytes)
+    assert encode_fields(mnemonic, **fields).to_bytes(16, "little") == data
+    decoded = decode(data)
+    assert {k: v for k, v in decoded.fields.items() if v} == fields
+
+
+@pytest.mark.parametrize("mnemonic", with_case("split_fields"))
+def test_split_fields(mnemonic):
+    """Each split field at its parts' edges: exactly its parts' bits, and back; a value the
+    low part holds leaves the high parts zero (the base-version word, byte for byte)."""
+    ins = SPEC.by_mnemonic[mnemonic]
+    base = minimal_fields(mnemonic)
+    checked = 0
+    for f in ins.fields:
+        if not f.split:
+            continue
+        low = (1 << f.parts[0][1]) - 1
+        others = encode_fields(mnemonic, **{**base, f.name: 0 if f.legal[0] <= 0 else low})
+        for value in (low, low + 1, f.legal[1]):
+            word = encode_fields(mnemonic, **{**base, f.name: value})
+            assert word == raw_word(mnemonic, {**base, f.name: value})
+            own = word ^ (others & ~f.word_mask)  # this field's bits alone
+            assert own & ~f.word_mask == 0 and f.extract(word) == value
+            assert decode_word(word).fields[f.name] == value
+            high = word & SPEC.by_mnemonic[mnemonic].extension_mask
+            assert (high == 0) == (value <= low), (f.name, value)
+            checked += 1
+    assert checked
+
+
+SPLIT = [(i.mnemonic, f.name) for i in SPEC.instructions for f in i.fields if f.split]
+
+
+@pytest.mark.parametrize("mnemonic,name", SPLIT, ids=[f"{m}.{n}" for m, n in SPLIT])
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_split_values_needing_a_high_part_roundtrip(mnemonic, name, data):
+    """Values above the 1.0 range (the high part set) up to the 1.1 maximum, with the other
+    fields drawn from their legal ranges, decode back and disassemble/reassemble the same."""
+    ins = SPEC.by_mnemonic[mnemonic]
+    f = ins.field_map[name]
+    fields = data.draw(st.fixed_dictionaries({g.name: legal_values(g) for g in ins.fields}))
+    fields[name] = data.draw(st.integers(1 << f.parts[0][1], f.legal[1]))
+    word = encode_fields(mnemonic, **fields)
+    assert word & ins.extension_mask and decode_word(word).fields == fields
+    prog = Program(cores=[[word]])
+    assert assemble(disassemble(prog), filename="x.s").cores == [[word]]
+    assert SPEC.words_version([word]) == (1, 1) and SPEC.words_version([word & ~ins.extension_mask
+                                                                       & ~f.word_mask]) == (1, 0)
+
+
+def test_a_split_field_s_high_part_is_where_the_spec_says():
+    """gemm k = 256 sets bit 102 alone of k's bits; n = 256 bit 103; an ibuf address 2^20
+    bit 110; load's sram 2^22 bit 127 (the word's top bit)."""
+    base = dict(m=1, k=1, n=1)
+    one = encode_fields("gemm", **base)
+    assert encode_fields("gemm", **{**base, "k": 256}) ^ one == (1 << 102) | 1 << 84
+    assert encode_fields("gemm", **{**base, "n": 256}) ^ one == (1 << 103) | 1 << 92
+    assert encode_fields("gemm", **{**base, "ibuf": 1 << 20}) ^ one == 1 << 110
+    assert encode_fields("load", rows=1, cols=1, sram=1 << 22) == \
+        encode_fields("load", rows=1, cols=1) | 1 << 127
 
 
 def test_enum_names_encode_like_numbers():
@@ -228,7 +311,8 @@ def test_reserved_bits(mnemonic):
     # Which bits are reserved is recomputed here from the field list, not read from the codec.
     used = set(range(SPEC.opcode_lsb, SPEC.opcode_lsb + SPEC.opcode_width))
     for f in ins.fields:
-        used |= set(range(f.lsb, f.lsb + f.width))
+        for lsb, width in f.parts:
+            used |= set(range(lsb, lsb + width))
     reserved = sorted(set(range(SPEC.word_bits)) - used)
     assert reserved
     base = encode_fields(mnemonic, **minimal_fields(mnemonic))
@@ -298,13 +382,24 @@ def _broken_spec(tmp_path, old: str, new: str):
 
 
 @pytest.mark.parametrize("old,new,message", [
-    ('k = { lsb = 84, width = 8', 'k = { lsb = 80, width = 8',
-     r"instruction 'gemm': field 'k' bits 87:80 overlap another field"),
+    ('k = { lsb = [84, 102], width = [8, 1]', 'k = { lsb = [80, 102], width = [8, 1]',
+     r"instruction 'gemm': field 'k' bits 87:80, 102:102 overlap another field"),
+    # a split field's high part in bits another field holds, or in its own low part
+    ('k = { lsb = [84, 102], width = [8, 1]', 'k = { lsb = [84, 103], width = [8, 1]',
+     r"instruction 'gemm': field 'n' bits 99:92, 103:103 overlap another field"),
+    ('k = { lsb = [84, 102], width = [8, 1]', 'k = { lsb = [84, 90], width = [8, 1]',
+     r"field 'k' bits 91:84, 90:90 overlap another field or each other"),
+    ('k = { lsb = [84, 102], width = [8, 1]', 'k = { lsb = [84, 102], width = 9',
+     r"field 'k' has lsb \[84, 102\] and width 9; a split field lists two or more of each"),
+    ('k = { lsb = [84, 102], width = [8, 1]', 'k = { lsb = [84, 127], width = [8, 2]',
+     r"instruction 'gemm': field 'k' bits 91:84, 128:127 outside the word"),
     # Opcode numbers come from the spec: none is typed outside isa/.
     (f'mnemonic = "vsub"\nopcode = {VSUB_OP:#04x}', f'mnemonic = "vsub"\nopcode = {VADD_OP:#04x}',
      rf"instruction 'vsub': opcode {VADD_OP:#x} already used by 'vadd'"),
-    ('range = [1, 255], target_max = "array_rows"', 'range = [1, 256], target_max = "array_rows"',
-     r"instruction 'gemm': field 'k' range \[1, 256\] does not fit its encoding 0..255"),
+    ('range = [1, 511], target_max = "array_rows"', 'range = [1, 512], target_max = "array_rows"',
+     r"instruction 'gemm': field 'k' range \[1, 512\] does not fit its encoding 0..511"),
+    ('base_version = "1.0"', 'base_version = "2.0"',
+     r"base_version 2.0 is not an older minor version of version 1.1"),
     ('acc = { lsb = 108, width = 1', 'acc = { lsb = 128, width = 1',
      r"instruction 'conv': field 'acc' bits 128:128 outside the word"),
     ('shift = { lsb = 90, width = 5, type = "u"', 'shift = { lsb = 90, width = 5, type = "enum:nope"',

@@ -7,7 +7,7 @@ import zlib
 import pytest
 
 from isa.asm import ContainerError, Program, TensorDecl, assemble
-from isa.codec import instruction
+from isa.codec import encode_fields, instruction
 from isa.errors import IsaError
 from isa.spec import load_spec
 
@@ -28,7 +28,8 @@ def prog():
 def test_layout_is_exactly_as_documented(prog):
     data = prog.to_bytes()
     magic, version, major, minor, meta_len = struct.unpack_from("<8sHBBI", data)
-    assert (magic, version, (major, minor)) == (b"NPUPROG\0", 1, load_spec().version_tuple)
+    # the oldest ISA its words need: none sets a split field's high part, so 1.0
+    assert (magic, version, (major, minor)) == (b"NPUPROG\0", 1, (1, 0))
     meta = json.loads(data[16:16 + meta_len])
     assert meta == {"target": "npu-edge -num-cores=2", "source": "p.s", "num_cores": 2,
                     "word_counts": [2, 1],
@@ -81,6 +82,25 @@ def test_other_isa_version(prog):
     major, minor = load_spec().version_tuple
     assert refuse(bytes(data)) == (f"x.bin: built for ISA 2.0, this npusim implements "
                                    f"{major}.{minor}; reassemble it")
+
+
+def test_a_program_records_the_oldest_isa_its_words_need(prog):
+    """A 1.1 word (an address above 2^20, in a split field's high part) makes it 1.1; a
+    1.0 program is 1.0 and loads; a newer minor or another major is refused."""
+    assert (prog.isa_version, load_spec().version) == ("1.0", "1.1")
+    high = encode_fields("load", sram=1 << 22, rows=1, cols=1)
+    wide = Program(cores=[[high, *prog.cores[0][1:]], prog.cores[1]], target=prog.target,
+                   tensors=prog.tensors, labels=prog.labels, source=prog.source)
+    assert wide.isa_version == "1.1"
+    assert struct.unpack_from("<8sHBBI", wide.to_bytes())[2:4] == (1, 1)
+    assert Program.from_bytes(wide.to_bytes()).cores == wide.cores
+    assert Program.from_bytes(prog.to_bytes()).cores == prog.cores  # 1.0 reads in 1.1
+    for major, minor in ((1, 2), (0, 9)):
+        data = bytearray(prog.to_bytes())
+        data[10:12] = bytes([major, minor])
+        data[-4:] = struct.pack("<I", zlib.crc32(bytes(data[:-4])))
+        assert refuse(bytes(data)) == (f"x.bin: built for ISA {major}.{minor}, this npusim "
+                                       f"implements 1.1; reassemble it")
 
 
 def test_other_container_version(prog):

@@ -131,10 +131,14 @@ def test_kind_or_tag_that_is_not_a_name(build):
 
 
 @pytest.mark.parametrize("text,message", [
-    ("npu -array=64x64",
-     "npu attribute 'array' value '64x64' out of range: rows 1..32 (npu-server has 32x32)"),
+    ("npu -array=512x512",
+     "npu attribute 'array' value '512x512' out of range: rows 1..256 (npu-server has 32x32)"),
     ("npu -array=16x0",
-     "npu attribute 'array' value '16x0' out of range: cols 1..32 (npu-tiny has 4x4)"),
+     "npu attribute 'array' value '16x0' out of range: cols 1..256 (npu-tiny has 4x4)"),
+    ("npu -ibuf-kb=8193",
+     "npu attribute 'ibuf-kb' value '8193' out of range: 1..8192 (npu-server has 512)"),
+    ("npu -abuf-kb=32769",
+     "npu attribute 'abuf-kb' value '32769' out of range: 1..32768 (npu-server has 1024)"),
     ("npu -vector-lanes=65",
      "npu attribute 'vector-lanes' value '65' out of range: 1..64 (npu-server has 64)"),
     ("npu-tiny -dram-latency=-1", "value '-1' out of range: 0..10000 (npu-tiny has 10)"),
