@@ -231,8 +231,10 @@ def test_split_values_needing_a_high_part_roundtrip(mnemonic, name, data):
     assert word & ins.extension_mask and decode_word(word).fields == fields
     prog = Program(cores=[[word]])
     assert assemble(disassemble(prog), filename="x.s").cores == [[word]]
+    # an instruction added in 1.1 (dwconv) needs 1.1 with its high parts clear too
+    base = (1, 1) if ins.since == "1.1" else (1, 0)
     assert SPEC.words_version([word]) == (1, 1) and SPEC.words_version([word & ~ins.extension_mask
-                                                                       & ~f.word_mask]) == (1, 0)
+                                                                       & ~f.word_mask]) == base
 
 
 def test_a_split_field_s_high_part_is_where_the_spec_says():

@@ -98,3 +98,15 @@ def test_the_mode_is_priced_only_where_the_array_has_it():
     small = area_breakdown("npu-edge -array=8x8 -depthwise-mode=1")["matrix"] - \
         area_breakdown("npu-edge -array=8x8")["matrix"]
     assert 3 < (mode["matrix"] - base["matrix"]) / small < 4.5  # R*C PEs dominate
+
+
+def test_a_program_with_dwconv_needs_isa_1_1():
+    """dwconv is new in ISA 1.1: a container of its words records 1.1, even with every split
+    field's high part zero (1.0 has no such opcode)."""
+    from isa.codec import encode_fields
+    from isa.spec import load_spec
+    spec = load_spec()
+    gemm = encode_fields("gemm", m=1, k=1, n=1)
+    dw = encode_fields("dwconv", in_h=1, in_w=1, channels=1)
+    assert spec.words_version([gemm]) == spec.base_version_tuple == (1, 0)
+    assert spec.words_version([gemm, dw]) == spec.version_tuple == (1, 1)
