@@ -63,15 +63,13 @@ class _Layout:
     def __init__(self, ins: InstructionSpec, spec: IsaSpec):
         self.ins, self.spec = ins, spec
         self.base = ins.opcode << spec.opcode_lsb
-        # (name, lsb, mask, lo, hi, enum values by name or None)
+        # (name, lsb, mask, lo, hi, enum values by name or None, split): split is None, or
+        # for a split field (its first part's mask, then (lsb in the word, part mask, shift
+        # in the value) of its second part, then the same for any further parts); its first
+        # part is at lsb
         self.fields = tuple((f.name, f.lsb, f.mask, *f.legal,
-                             spec.enums[f.enum].values if f.enum else None) for f in ins.fields)
-        # a split field's parts after the first: (lsb in the word, part mask, shift in the
-        # value); the first part is at (lsb, mask) above, its mask the low part's here
-        self.split = {f.name: (((1 << f.parts[0][1]) - 1),
-                               tuple((b, (1 << w) - 1, sum(x for _, x in f.parts[:i]))
-                                     for i, (b, w) in enumerate(f.parts) if i))
-                      for f in ins.fields if f.split}
+                             spec.enums[f.enum].values if f.enum else None, _split(f))
+                            for f in ins.fields)
         self.signs = {f.name: 1 << (f.width - 1) if f.signed else 0 for f in ins.fields}
         self.enum_codes = {f.name: frozenset(spec.enums[f.enum].names) for f in ins.fields
                            if f.enum}
@@ -80,6 +78,14 @@ class _Layout:
         # for a fixed-buffer field (whose buffer the pair must name)
         self.pairs = {f.name: (None if f.buffer in buffers else f.buffer, f.buffer)
                       for f in ins.fields if f.buffer}
+
+
+def _split(f: FieldSpec):
+    if not f.split:
+        return None
+    later = tuple((b, (1 << w) - 1, sum(x for _, x in f.parts[:i]))
+                  for i, (b, w) in enumerate(f.parts) if i)
+    return ((1 << f.parts[0][1]) - 1, *later[0], later[1:])
 
 
 _LAYOUTS: dict = {}  # id(InstructionSpec) -> _Layout (which holds the spec entry alive)
@@ -122,7 +128,7 @@ def make_instruction(mnemonic: str, spec: IsaSpec | None = None, **operands) -> 
                 operands[selector] = value[0]
             operands[name] = value[1]
     fields = {}
-    for name, _, _, lo, hi, names in lay.fields:
+    for name, _, _, lo, hi, names, _ in lay.fields:
         value = operands.pop(name, 0)
         if names is not None and isinstance(value, str):
             value = names[value] if value in names else \
@@ -143,15 +149,16 @@ def encode_word(instr: Instruction, spec: IsaSpec | None = None) -> int:
     Instruction can be built by hand)."""
     spec = spec or load_spec()
     lay = _layout(instr.spec, spec)
-    word, values, split = lay.base, instr.fields, lay.split
-    for name, lsb, mask, lo, hi, names in lay.fields:
+    word, values = lay.base, instr.fields
+    for name, lsb, mask, lo, hi, names, split in lay.fields:
         value = values[name]
         if not lo <= value <= hi or (names is not None and value not in lay.enum_codes[name]):
             _check_value(instr.spec, instr.spec.field_map[name], value, spec)
         value &= mask
-        if name in split:  # the low bits where the field starts, the rest in its other parts
-            low, parts = split[name]
-            for plsb, pmask, shift in parts:
+        if split is not None:  # the low bits where the field starts, the rest in its parts
+            low, plsb, pmask, shift, more = split
+            word |= ((value >> shift) & pmask) << plsb
+            for plsb, pmask, shift in more:
                 word |= ((value >> shift) & pmask) << plsb
             value &= low
         word |= value << lsb
@@ -192,15 +199,15 @@ def decode_word(word: int, spec: IsaSpec | None = None) -> Instruction:
         raise DecodeError(f"illegal instruction: {ins.mnemonic} word {word:#034x} has reserved "
                           f"bits set (mask {word & ins.reserved_mask:#x}); they must be zero")
     lay = _layout(ins, spec)
-    fields, signs, split = {}, lay.signs, lay.split
-    for name, lsb, mask, lo, hi, names in lay.fields:
-        if name in split:
-            low, parts = split[name]
-            value = (word >> lsb) & low
-            for plsb, pmask, shift in parts:
-                value |= ((word >> plsb) & pmask) << shift
-        else:
+    fields, signs = {}, lay.signs
+    for name, lsb, mask, lo, hi, names, split in lay.fields:
+        if split is None:
             value = (word >> lsb) & mask
+        else:
+            low, plsb, pmask, shift, more = split
+            value = (word >> lsb) & low | ((word >> plsb) & pmask) << shift
+            for plsb, pmask, shift in more:
+                value |= ((word >> plsb) & pmask) << shift
         if value & signs[name]:  # two's complement
             value -= mask + 1
         if not lo <= value <= hi or (names is not None and value not in lay.enum_codes[name]):

@@ -112,6 +112,13 @@ class FieldSpec:
     def legal(self) -> tuple[int, int]:
         return self.range if self.range is not None else self.encodable
 
+    @property
+    def base_legal(self) -> tuple[int, int]:
+        """The legal values the first part holds alone: the field's range in the base version
+        (spec `base_version`), before later parts widened it (split fields are unsigned)."""
+        lo, hi = self.legal
+        return (lo, min(hi, (1 << self.parts[0][1]) - 1)) if self.split else (lo, hi)
+
 
 @dataclass(frozen=True)
 class InstructionSpec:

@@ -128,10 +128,14 @@ class Hw:
     @functools.cached_property
     def gemm_k(self) -> int:
         """The deepest reduction one gemm takes: the array rows on a weight-stationary array,
-        the k field's range on an output-stationary one (its [dataflow] limits)."""
+        the k field's range on an output-stationary one (its [dataflow] limits): its ISA 1.0
+        range (255) on an array that range covers, so such a Target's programs stay 1.0
+        programs (the rtl/ units read k's first part), the whole field (511) on a larger one."""
         spec = (self.spec or load_spec()).instruction("gemm")
         limited = spec.limits_for(self.dataflow).get("k") == "array_rows"
-        return self.rows if limited else spec.field_map["k"].legal[1]
+        k = spec.field_map["k"]
+        base = k.base_legal[1]
+        return self.rows if limited else (k.legal[1] if self.rows > base else base)
 
     @functools.cached_property
     def m_fold(self) -> int:

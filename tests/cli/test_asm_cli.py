@@ -80,7 +80,7 @@ def test_assembly_errors_one_per_line_exit_2(capsys, tmp_path):
     (["disasm", "{tmp}/short.bin"], "npusim: error: {tmp}/short.bin: truncated: expected"),
     (["asm", "{tmp}/short.bin"], "not UTF-8 text"),
     (["disasm", "{tmp}/v2.bin"], "npusim: error: {tmp}/v2.bin: built for ISA 2.0, this npusim "
-                                 "implements 1.0; reassemble it"),
+                                 "implements 1.1; reassemble it"),
     (["asm", "{tmp}/open.s"], "open.s:1:10: error: '[' at column 10 is never closed"),
 ])
 def test_user_errors_are_one_line_exit_2(capsys, gemm_s, tmp_path, argv, message):

@@ -105,7 +105,7 @@ def test_bad_targets_are_one_line_errors(capsys, argv, message):
 
 
 def test_console_entry_point_exits_2_without_traceback():
-    proc = subprocess.run([sys.executable, "-m", "npusim", "targets", "npu", "-array=99x99"],
+    proc = subprocess.run([sys.executable, "-m", "npusim", "targets", "npu", "-array=999x999"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.startswith("npusim: error: npu attribute 'array'")

@@ -33,6 +33,15 @@ def test_os_dense_uses_gemms_deeper_than_the_array():
         flow.simulate(flow.compile("mlp", OS, num_calib=2), target="npu-tiny", timing_only=True)
 
 
+def test_os_gemms_stay_within_isa_1_0_on_arrays_it_covers():
+    """k's 1.0 range (255) on arrays up to 255 rows: those programs stay 1.0 programs, which
+    the RTL runs; a 256-row os array (google.cfg's TPU) takes ISA 1.1's whole field."""
+    depth = lambda t: Hw.from_target(Target.create(t)).gemm_k  # noqa: E731
+    assert depth("npu -array=255x255 -dataflow=os") == 255
+    assert depth("npu -array=256x256 -dataflow=os") == 511
+    assert depth("npu -array=256x256") == 256
+
+
 def test_the_cost_model_follows_the_dataflow():
     ws, os_ = (Hw.from_target(Target.create(t)) for t in ("npu-edge", "npu-edge -dataflow=os"))
     assert (ws.gemm_k, os_.gemm_k) == (16, 255)

@@ -201,6 +201,7 @@ def test_split_fields(mnemonic):
         if not f.split:
             continue
         low = (1 << f.parts[0][1]) - 1
+        assert f.base_legal == (f.legal[0], low) and f.legal[1] > low
         others = encode_fields(mnemonic, **{**base, f.name: 0 if f.legal[0] <= 0 else low})
         for value in (low, low + 1, f.legal[1]):
             word = encode_fields(mnemonic, **{**base, f.name: value})
