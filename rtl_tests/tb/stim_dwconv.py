@@ -19,7 +19,8 @@ def dwconv_cases(rng, sizes: dict, h: int, w: int, c: int, regs: dict, acc: int,
     """The cfg words of `regs` (every register, so cases do not depend on each other), then
     one dwconv of an h x w x c tile."""
     full = {**RESET, **regs}
-    oh, ow = window_out_hw("conv", {"in_h": h, "in_w": w}, {f"conv_{k}": v for k, v in full.items()})
+    regs_full = {f"conv_{k}": v for k, v in full.items()}
+    oh, ow = window_out_hw("conv", {"in_h": h, "in_w": w}, regs_full)
     kh, kw = full["kh"], full["kw"]
     ia = place(rng, sizes["ibuf"], h * w * c)
     wa = place(rng, sizes["wbuf"], kh * kw * c)
