@@ -37,13 +37,17 @@ class TensorEntry:
     scale: float | None = None
     perm: tuple | None = None     # inputs: host transpose before quantizing
     post: tuple = ()              # outputs: host steps after dequantizing
+    pre: tuple = ()               # inputs: host steps before the device reads it (("gather",
+    #                               (table, axis)): an embedding lookup of the token ids
+    #                               `model_name`; the table stays with the host, not saved)
 
     def to_json(self) -> dict:
         return {"name": self.name, "dram": self.dram, "shape": list(self.shape),
                 "dtype": self.dtype, "model_name": self.model_name, "scale": self.scale,
                 "perm": list(self.perm) if self.perm else None,
                 "post": [[k, list(a) if isinstance(a, (tuple, list)) else a]
-                         for k, a in self.post]}
+                         for k, a in self.post],
+                **({"pre": [[k, list(a)] for k, a in self.pre]} if self.pre else {})}
 
     @classmethod
     def from_json(cls, d: dict) -> "TensorEntry":
@@ -51,7 +55,8 @@ class TensorEntry:
                    d.get("model_name", ""), d.get("scale"),
                    tuple(d["perm"]) if d.get("perm") else None,
                    tuple((k, tuple(a) if isinstance(a, list) else a)
-                         for k, a in d.get("post", [])))
+                         for k, a in d.get("post", [])),
+                   tuple((k, tuple(a)) for k, a in d.get("pre", [])))
 
 
 @dataclass

@@ -73,7 +73,7 @@ def build_quantized(model, calib_inputs=None, *, num_calib: int = 8, seed: int =
             raise CompilerError(f"target '{target}' computes {target.dtype}; int8 quantization "
                                 "is for dtype=int8 targets (fp16 targets run the float graph)")
     pm = pipeline if isinstance(pipeline, PassManager) else \
-        PassManager.from_string(pipeline or DEFAULT_PIPELINE)
+        PassManager.from_string(pipeline or default_pipeline(model))
 
     def compute() -> QuantizedModule:
         graph = load_model(model, **model_kwargs)
@@ -103,6 +103,15 @@ def build_quantized(model, calib_inputs=None, *, num_calib: int = 8, seed: int =
     return dataclasses.replace(module, target=target)
 
 
+def default_pipeline(model) -> str:
+    """DEFAULT_PIPELINE, with a zoo model's own calibration where it names one
+    (compiler.zoo.CALIBRATION: vit-tiny's percentile)."""
+    from . import zoo
+    if isinstance(model, str) and model in zoo.CALIBRATION:
+        return DEFAULT_PIPELINE.replace("calibrate", zoo.CALIBRATION[model])
+    return DEFAULT_PIPELINE
+
+
 def build_float(model, pipeline: str | None = None, **model_kwargs) -> Graph:
     """The unquantized hand-off (fp16 targets): the simplified, BN-folded, NHWC, fused float
     graph, with graph.meta['memory_plan'] sized for its float32 tensors."""
@@ -125,6 +134,8 @@ def float_front_half(model, *, shape_limits: bool = False, **model_kwargs) -> tu
             from .shape_limits import check_shape_limits
             check_shape_limits(source)
         g = build_float(source)
+        from .host import split_host_lookups
+        split_host_lookups(g)  # token ids: the host's embedding lookups, before the NPU
         return source, g, split_host_softmax(g)
 
     from .cache import cached

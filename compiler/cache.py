@@ -5,8 +5,9 @@ it, so compiling one model for a second Target skips it.
 Where: `$NPUSIM_CACHE_DIR` if set (`off`, `none`, `0` or `false` turn the cache off), else
 `$XDG_CACHE_HOME/npusim`, else `~/.cache/npusim`; entries live in its `front/` folder and
 may be deleted at any time. An entry is a pickle of (its key, the value) behind a magic
-header, its length and its CRC-32: a truncated, corrupted or foreign file (another key's,
-another version's) is ignored and rebuilt, never trusted. Like any build cache the folder is
+header, its length and its CRC-32, with the arrays' data out of band after it (pickle protocol
+5: stored and read back without a copy through the pickle's bytes): a truncated, corrupted
+or foreign file (another key's, another version's) is ignored and rebuilt, never trusted. Like any build cache the folder is
 the user's own; entries are written atomically (a temp file, then os.replace), so concurrent
 compiles never read half a file. A zoo model's entry leaves out its float model (the float
 reference's graph, which the back half never reads): it is rebuilt on first use
@@ -26,9 +27,14 @@ from typing import Callable
 
 from isa.files import write_atomic
 
-MAGIC = b"NPUSIM-FRONT-HALF\x02"
-_HEAD = struct.Struct("<QI")  # payload bytes, CRC-32 of the payload (a 128 MB ResNet-50 entry
-# checks in 0.08 s; SHA-256 took twice that, and guards against nothing more here)
+MAGIC = b"NPUSIM-FRONT-HALF\x03"
+_HEAD = struct.Struct("<QI")  # body bytes, CRC-32 of the body (a 26 MB ResNet-50 entry checks
+# in 0.03 s; SHA-256 took twice that, and guards against nothing more here)
+# the body: the pickle's length and the out-of-band buffers' count, their lengths, the pickle,
+# then each buffer from a 64-byte boundary of the file (so the arrays over them are aligned)
+_COUNTS = struct.Struct("<QI")
+_LENGTH = struct.Struct("<Q")
+ALIGN = 64
 OFF = ("off", "none", "0", "false")
 _CODE: list = []  # the code fingerprint, computed once per process
 
@@ -120,21 +126,55 @@ def load(name: str):
     if path is None:
         return None
     try:
-        data = path.read_bytes()
+        with open(path, "rb") as f:
+            data = bytearray(os.fstat(f.fileno()).st_size)  # writable: the arrays over it are
+            if f.readinto(data) != len(data):
+                return None
     except OSError:
         return None
     head = len(MAGIC) + _HEAD.size
-    if len(data) < head or not data.startswith(MAGIC):
+    if len(data) < head + _COUNTS.size or not data.startswith(MAGIC):
         return None
     size, crc = _HEAD.unpack_from(data, len(MAGIC))
-    payload = memoryview(data)[head:]
-    if len(payload) != size or zlib.crc32(payload) != crc:
+    body = memoryview(data)[head:]
+    if len(body) != size or zlib.crc32(body) != crc:
         return None
     try:
-        stored_name, value = pickle.loads(payload)
-    except Exception:  # a sound checksum over a payload this code cannot read: rebuild
+        pickled, count = _COUNTS.unpack_from(data, head)
+        at = head + _COUNTS.size
+        lengths = [_LENGTH.unpack_from(data, at + _LENGTH.size * i)[0] for i in range(count)]
+        at += _LENGTH.size * count
+        payload = memoryview(data)[at:at + pickled]
+        at += pickled
+        buffers = []
+        for n in lengths:
+            at = -(-at // ALIGN) * ALIGN
+            buffers.append(memoryview(data)[at:at + n])
+            at += n
+        if at != len(data):
+            return None
+        stored_name, value = pickle.loads(payload, buffers=buffers)
+    except Exception:  # a sound checksum over a body this code cannot read: rebuild
         return None
     return value if stored_name == name else None
+
+
+def _entry(name: str, value) -> list:
+    """The entry's bytes as pieces (the arrays' data not copied into a pickle)."""
+    buffers = []
+    pickled = pickle.dumps((name, value), protocol=5, buffer_callback=buffers.append)
+    views = [b.raw() for b in buffers]
+    body = [_COUNTS.pack(len(pickled), len(views)),
+            b"".join(_LENGTH.pack(v.nbytes) for v in views), pickled]
+    at = len(MAGIC) + _HEAD.size + sum(len(p) for p in body)
+    for v in views:
+        pad = -at % ALIGN
+        body += [bytes(pad), v]
+        at += pad + v.nbytes
+    crc = 0
+    for piece in body:
+        crc = zlib.crc32(piece, crc)
+    return [MAGIC, _HEAD.pack(at - len(MAGIC) - _HEAD.size, crc)] + body
 
 
 def store(name: str, value) -> None:
@@ -143,10 +183,10 @@ def store(name: str, value) -> None:
     if path is None:
         return
     try:
-        payload = pickle.dumps((name, value), protocol=5)
+        pieces = _entry(name, value)
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, MAGIC + _HEAD.pack(len(payload), zlib.crc32(payload)) + payload)
-    except (OSError, pickle.PicklingError, TypeError, AttributeError):
+        write_atomic(path, pieces)
+    except (OSError, pickle.PicklingError, TypeError, AttributeError, BufferError):
         return
 
 

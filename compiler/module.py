@@ -9,7 +9,7 @@ import numpy as np
 
 from . import qscheme as qs
 from .errors import CompilerError
-from .host import HostOutput, host_outputs
+from .host import HostOutput, apply_pre, describe_step, host_outputs
 from .ir.graph import Graph
 from .metrics import max_rel_error, snr_db, top1_agreement
 from .reference import run_float, run_int
@@ -19,12 +19,14 @@ PARAM_ROLES = ("weight", "bias", "mult", "shift", "table")
 
 @dataclass(frozen=True)
 class InputBinding:
-    """Float input `name` becomes int8 NPU input `qname`: sat8(rint(x.transpose(perm) / scale))."""
+    """Float input `name` becomes int8 NPU input `qname`: sat8(rint(x.transpose(perm) / scale));
+    or, with `pre` steps (token ids), the host gathers rows of the quantized table into it."""
 
     name: str
     qname: str
     scale: float
     perm: tuple | None  # (0, 2, 3, 1) = NCHW -> NHWC on the host, or None
+    pre: tuple = ()     # (("gather", (table, axis)),): an embedding lookup on the host
 
 
 @dataclass(frozen=True)
@@ -67,8 +69,19 @@ class QuantizedModule:
     # ---------------------------------------------------------------- hand-off data
     @property
     def inputs(self) -> list:
-        return [InputBinding(b["name"], b["qname"], b["scale"], b["perm"])
+        return [InputBinding(b["name"], b["qname"], b["scale"], b["perm"],
+                             tuple(b.get("pre", ())))
                 for b in self.graph.meta["host"]["inputs"]]
+
+    @property
+    def host_tables(self) -> dict:
+        """{table: int8 array} the host's embedding lookups read (quantized at their scale)."""
+        return self.graph.meta["host"].get("tables", {})
+
+    def index_bounds(self) -> dict:
+        """{token-id input: the rows of its smallest table}: ids below it are valid."""
+        return {b["name"]: b["index_bound"] for b in self.graph.meta["host"]["inputs"]
+                if "index_bound" in b}
 
     @property
     def outputs(self) -> list:
@@ -107,7 +120,10 @@ class QuantizedModule:
         """{float model input: its shape}, read from the int8 graph (the inverse of each
         input's layout permutation), so callers need not build the float model for it."""
         shapes = {}
-        for b in self.inputs:
+        for raw, b in zip(self.graph.meta["host"]["inputs"], self.inputs):
+            if b.pre:  # token ids: their own shape (the lookup adds the table's row axes)
+                shapes[b.name] = tuple(raw["shape"])
+                continue
             q = self.graph.type_of(b.qname).shape
             shape = list(q)
             for axis, src in enumerate(b.perm or ()):
@@ -122,6 +138,9 @@ class QuantizedModule:
             if b.name not in feeds:
                 raise CompilerError(f"missing input '{b.name}'; the model takes "
                                     f"{', '.join(x.name for x in self.inputs)}")
+            if b.pre:
+                out[b.qname] = apply_pre(feeds[b.name], b.pre, self.host_tables, b.name)
+                continue
             x = np.asarray(feeds[b.name], np.float32)
             out[b.qname] = qs.quantize(x.transpose(b.perm) if b.perm else x, b.scale)
         return out
@@ -166,8 +185,10 @@ class QuantizedModule:
         lines = [f"QuantizedModule '{g.name}': {len(g.nodes)} nodes ({ops})",
                  f"pipeline: {self.pipeline}"]
         for b in self.inputs:
+            pre = "".join(f" after host {describe_step(k, a, self.host_tables)}"
+                          for k, a in b.pre)
             lines.append(f"input  {b.name} -> {b.qname} {g.type_of(b.qname)} scale "
-                         f"{b.scale:.6g}" + (f" perm {b.perm}" if b.perm else ""))
+                         f"{b.scale:.6g}" + (f" perm {b.perm}" if b.perm else "") + pre)
         for b in self.outputs:
             post = " then " + ", ".join(k for k, _ in b.post) if b.post else ""
             lines.append(f"output {b.qname} {g.type_of(b.qname)} scale {b.scale:.6g} -> "

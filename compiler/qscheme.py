@@ -19,6 +19,7 @@ from isa.semantics import INT32_MAX, INT32_MIN, saturate
 
 from .errors import QuantizationError
 from .ops.common import per_channel
+from .parallel import over_rows
 
 QMAX = 127
 MIN_SCALE = 1e-8            # a value that is always 0 still needs a finite scale
@@ -43,16 +44,37 @@ def dequantize(q: np.ndarray, scale: float) -> np.ndarray:
 def weight_scales(w: np.ndarray, axis: int) -> np.ndarray:
     """Per-channel symmetric scales along `axis`; all-zero channels get scale 1."""
     other = tuple(i for i in range(w.ndim) if i != axis % w.ndim)
-    absmax = np.abs(w).max(axis=other).astype(np.float64)  # |x| and max are exact
+    # max |x| as max(max x, -min x): exact, and no |w| copy
+    absmax = np.maximum(w.max(axis=other), -w.min(axis=other)).astype(np.float64)
     return np.where(absmax > 0, absmax / QMAX, 1.0)
+
+
+CHUNK = 1 << 15  # float64 elements of quantize_weights' working buffer (256 KB: stays in cache)
 
 
 def quantize_weights(w: np.ndarray, axis: int) -> tuple:
     """(int8 weights in [-127, 127], float64 scales per channel along `axis`)."""
     s = weight_scales(w, axis)
-    q = np.divide(w, per_channel(s, axis % w.ndim, w.ndim), dtype=np.float64)
-    np.clip(np.rint(q, out=q), -QMAX, QMAX, out=q)  # in place: one float64 temporary
-    return q.astype(np.int8), s
+    axis %= w.ndim
+    if axis != w.ndim - 1 or w.size <= CHUNK or w.shape[-1] > CHUNK:
+        q = np.divide(w, per_channel(s, axis, w.ndim), dtype=np.float64)
+        np.clip(np.rint(q, out=q), -QMAX, QMAX, out=q)  # in place: one float64 temporary
+        return q.astype(np.int8), s
+    # channel last (HWIO, dense (in, out)): whole rows at a time through one small float64
+    # buffer, the same divide/rint/clip per element without a float64 copy of the tensor
+    rows = w.reshape(-1, w.shape[-1])
+    out = np.empty(rows.shape, np.int8)
+    step = CHUNK // rows.shape[1]
+
+    def quantize_rows(lo: int, hi: int) -> None:  # in row blocks over the cores
+        buf = np.empty((step, rows.shape[1]))
+        for a in range(lo, hi, step):
+            t = buf[:min(step, hi - a)]
+            np.divide(rows[a:a + len(t)], s, out=t)
+            np.clip(np.rint(t, out=t), -QMAX, QMAX, out=t)
+            out[a:a + len(t)] = t
+    over_rows(rows.shape[0], rows.shape[1], quantize_rows)
+    return out.reshape(w.shape), s
 
 
 def quantize_bias(b: np.ndarray, acc_scales: np.ndarray) -> np.ndarray:

@@ -92,6 +92,12 @@ def run_onnxruntime(graph: Graph, feeds: dict) -> dict:
     opts.intra_op_num_threads = 1  # deterministic and polite on shared machines
     sess = ort.InferenceSession(model.SerializeToString(), opts,
                                 providers=["CPUExecutionProvider"])
-    outs = sess.run(list(graph.outputs), {k: np.asarray(feeds[k], np.float32)
+    outs = sess.run(list(graph.outputs), {k: np.asarray(feeds[k], _ort_dtype(graph, k))
                                           for k in graph.inputs})
     return dict(zip(graph.outputs, outs))
+
+
+def _ort_dtype(graph: Graph, v: str):
+    """The element type an exported input takes: float32, or its own integer type (ids)."""
+    dtype = graph.type_of(v).dtype
+    return dtype if dtype.startswith("int") else np.float32

@@ -3,7 +3,7 @@ and what each conv rewrite contributes (ablation).
 
     python experiments/codegen_quality.py [--model resnet18] [--target npu-edge]
         [--resolution 224] [--no-ablation] [--json OUT.json]
-        [--dma] [--neighbours] [--cores] [--arrays]
+        [--dma] [--neighbours] [--cores] [--arrays] [--goals]
 
 Prints the per-layer gap (cycles / roofline, excess cycles, schedule) sorted by excess, the
 totals, and a table with each rewrite turned off. Timing-only simulation: it gives the same
@@ -17,6 +17,8 @@ The knob sweeps (each instead of the per-layer table; several may be given):
                 tiles (tile_for); A's own is flow.compile's (the fastest of those programs)
   --cores       cycles and speed-up at 1/2/4/8 cores
   --arrays      cycles / summed roofline at 16x16 and 32x32, with the worst layers
+  --goals       issue 11's three ratios against their goals (ResNet-18 on npu-edge <= 1.15x,
+                at -array=32x32 <= 1.3x, ResNet-50 on npu-server <= 1.5x), worst layers each
 """
 
 from __future__ import annotations
@@ -32,9 +34,11 @@ from isa.target import Target
 from npusim import flow
 
 REWRITES = {"all rewrites": {}, "no swapped roles": {"swap": False},
+            "no stacked rows": {"stack": False},
             "no space-to-depth": {"s2d": False}, "no column folding": {"fold": False},
             "no row-toeplitz dw": {"rowdw": False},
-            "none": {"swap": False, "s2d": False, "fold": False, "rowdw": False}}
+            "none": {"swap": False, "s2d": False, "fold": False, "rowdw": False,
+                     "stack": False}}
 
 
 def measure(model: str, target: str, resolution: int, rewrites: dict) -> tuple:
@@ -52,6 +56,9 @@ def why(row: dict, lay) -> str:
     if g is None:
         return sched
     m = g.oh * g.ow
+    if "stacked" in sched:
+        return (f"swapped roles, stacked kernel rows: {m} positions in grid rows of "
+                f"{lay.stacking.wg} ({lay.schedule.n} columns), {g.kh} taps per gemm")
     if "swapped" in sched:
         return (f"swapped roles: {m} positions on the padded grid fill "
                 f"{lay.schedule.n}-column blocks; k + m + R + C - 1 per pass with m = cout")
@@ -161,6 +168,26 @@ def print_arrays(args, out: dict) -> None:
         out["arrays"][f"{arr[0]}x{arr[1]}"] = s["cycles"]
 
 
+GOALS = (("resnet18", "npu-edge", 1.15), ("resnet18", "npu-edge -array=32x32", 1.3),
+         ("resnet50", "npu-server", 1.5))
+
+
+def print_goals(args, out: dict) -> None:
+    print(f"\n{'model':<10} {'target':<22} {'cycles':>11} {'x roofline':>10} {'goal':>5}  "
+          "worst layers (x their roofline)")
+    out["goals"] = {}
+    for model, target, goal in GOALS:
+        _, s = measure(model, target, args.resolution, {})
+        worst = sorted((r for r in s["layers"] if r["roofline_cycles"]),
+                       key=lambda r: -(r["cycles"] - r["roofline_cycles"]))[:5]
+        print(f"{model:<10} {target:<22} {s['cycles']:>11,} {s['roofline_ratio']:>10.3f} "
+              f"{goal:>5.2f}  " + ", ".join(f"{r['name']} {r['cycles'] / r['roofline_cycles']:.2f}x"
+                                           for r in worst)
+              + ("" if s["roofline_ratio"] <= goal else "  (not met)"))
+        out["goals"][f"{model} {target}"] = {"cycles": s["cycles"],
+                                              "ratio": s["roofline_ratio"], "goal": goal}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="resnet18")
@@ -174,9 +201,12 @@ def main(argv=None) -> int:
     ap.add_argument("--neighbours", action="store_true", help="the neighbour-target pairs")
     ap.add_argument("--cores", action="store_true", help="1/2/4/8 cores on --model")
     ap.add_argument("--arrays", action="store_true", help="16x16 against 32x32 on --model")
+    ap.add_argument("--goals", action="store_true",
+                    help="the three roofline ratios of issue 11 against their goals")
     args = ap.parse_args(argv)
     sweeps = [f for flag, f in ((args.dma, print_dma), (args.neighbours, print_neighbours),
-                                (args.cores, print_cores), (args.arrays, print_arrays)) if flag]
+                                (args.cores, print_cores), (args.arrays, print_arrays),
+                                (args.goals, print_goals)) if flag]
     if sweeps:
         out: dict = {}
         for sweep in sweeps:

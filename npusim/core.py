@@ -6,9 +6,12 @@ from isa.checks import executing_unit, target_units
 from npusim.exec import CoreState
 from npusim.faults import IllegalInstructionError, SimulationFault
 from npusim.units import Dispatcher, DmaUnit, Unit
+from npusim.units.base import FAULT
 from npusim.units.sync import Semaphore
 
 SEMAPHORE_MAX = 2 ** 16  # counter width of a semaphore; overflowing it is a SyncFault
+# id(spec) -> its fields that decide the route (Core.route): the unit's channel, unit or sem
+_ROUTE_FIELDS: dict = {}
 
 
 class Core:
@@ -34,23 +37,35 @@ class Core:
         self.last_activity = 0    # when something last finished here (dates a deadlock)
         # (id of the spec: its dataclass hash is deep, the fields naming its unit or sem) ->
         # route: a stream repeats a few shapes; the specs live as long as load_spec()'s cache
+        # (_ROUTE_FIELDS holds their ids for as long)
         self._routes: dict = {}
+        # id of an Instruction -> its route: a decoded stream shares one object per repeated
+        # word (simulate._decode_stream), most of a network's instructions
+        self._by_instr: dict = {}
         self.dispatcher = Dispatcher(self, [self.route(i) for i in instructions])
 
     def route(self, instr):
         """(instr, unit or None for the dispatcher, how the unit runs it: Unit.prepare) from
-        the spec's `unit` key, or the fault."""
+        the spec's `unit` key, or (fault, None, FAULT, None): the fault dispatch raises."""
+        routed = self._by_instr.get(id(instr))
+        if routed is not None:
+            return routed
         if isinstance(instr, SimulationFault):
-            return instr
+            return instr, None, FAULT, None
         spec = instr.spec
-        fields = instr.fields
-        key = (id(spec), fields.get("chan"), fields.get("unit"), fields.get("sem"))
+        names = _ROUTE_FIELDS.get(id(spec))
+        if names is None:
+            names = _ROUTE_FIELDS[id(spec)] = tuple(
+                f.name for f in spec.fields if f.name in ("chan", "unit", "sem"))
+        key = (id(spec), *map(instr.fields.__getitem__, names)) if names else id(spec)
         known = self._routes.get(key)
         if known is not None:
-            return (instr, *known)
-        routed = self._route(instr)
-        if isinstance(routed, tuple):
-            self._routes[key] = routed[1:]
+            routed = (instr, *known)
+        else:
+            routed = self._route(instr)
+            if routed[2] is not FAULT:
+                self._routes[key] = routed[1:]
+        self._by_instr[id(instr)] = routed
         return routed
 
     def _route(self, instr):
@@ -64,7 +79,7 @@ class Core:
             return IllegalInstructionError(
                 f"{field}={value} names unit {name}, which this Target does not have "
                 f"(dma-engines={self.target.dma_engines})",
-                hint=f"units are: {', '.join(self.units)}", instr=instr)
+                hint=f"units are: {', '.join(self.units)}", instr=instr), None, FAULT, None
         return (instr, unit, *unit.prepare(instr))
 
     # ---- drain tracking (barrier, halt) ------------------------------------------------------

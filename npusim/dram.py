@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import simpy
+from simpy.events import Event
 
-from npusim.units.sync import Port
+from npusim.units.sync import Port, succeed_later
 
 BURST_BEATS = 16  # beats a channel holds the port for before others may interleave
 
@@ -37,7 +38,8 @@ class DramPort:
         """SimPy process body: move `nbytes` over the port; returns the cycles spent waiting.
 
         A holder with many bursts left and nobody waiting sleeps until its last beat, woken early
-        only when a request arrives: a few events per transfer instead of one per burst.
+        only when a request arrives: a few events per transfer instead of one per burst. A
+        waiting transfer handed the port for one burst sleeps through it (_release).
         """
         env, port, burst = self.env, self.port, self.burst_beats
         remaining = self.beats(nbytes)
@@ -45,24 +47,27 @@ class DramPort:
         self.bytes[direction] += nbytes
         self.busy_cycles += remaining
         while remaining:
-            req = port.request()
+            req = port.request(remaining)
             if req is not None:  # the port is held: ask the holder to stop at a burst end
-                if self._preempt is not None and not self._preempt.triggered:
-                    self._preempt.succeed(True)
+                if self._preempt is not None:
+                    self._wake_holder()
                 t0 = env.now
-                yield req
+                handed = yield req
+                if handed is not None:  # granted at `handed`, its burst of `step` ran since
+                    granted, step = handed
+                    stalled += granted - t0
+                    remaining -= step
+                    self._release(remaining)
+                    continue
                 stalled += env.now - t0
             if remaining <= burst or port.queue:
                 step = min(remaining, burst)
                 yield env.timeout(step)
             else:
                 start = env.now
-                # woken by its last beat or by a request, whichever comes first (one plain
-                # event rather than a Condition: a late timeout finds it triggered)
-                self._preempt = wake = env.event()
-                env.timeout(remaining).callbacks.append(
-                    lambda _, wake=wake: None if wake.triggered else wake.succeed(False))
-                preempted = yield wake
+                # asleep until its last beat, or woken by a request (_wake_holder)
+                self._preempt = last = env.timeout(remaining)
+                preempted = yield last
                 self._preempt = None
                 step = remaining
                 if preempted:  # finish the burst in progress, then hand over
@@ -70,5 +75,33 @@ class DramPort:
                     if start + step > env.now:
                         yield env.timeout(start + step - env.now)
             remaining -= step
-            port.release()
+            self._release(remaining)
         return stalled
+
+    def _wake_holder(self) -> None:
+        """A request meets a holder asleep until its last beat: it wakes now (value True),
+        its timeout left to fire with nobody waiting on it."""
+        last, self._preempt = self._preempt, None
+        wake = Event(self.env)
+        wake.callbacks, last.callbacks = last.callbacks, []
+        wake.succeed(True)
+
+    def _release(self, left: int) -> None:
+        """The holder ends a burst with `left` beats to go (it asks again at once if any).
+
+        The oldest waiting transfer gets the port now. When it will surely run one burst
+        (its last, or others wait: the holder asking again, or a third), it is woken once,
+        at that burst's end, with (cycle granted, beats), rather than woken now to start a
+        burst timeout: a burst instead of two events per hand-over between two channels.
+        """
+        port = self.port
+        if not port.queue:
+            port.busy = False
+            return
+        ev, remaining = port.queue.popleft()
+        burst = self.burst_beats
+        if remaining <= burst or left or port.queue:
+            step = min(remaining, burst)
+            succeed_later(ev, (self.env.now, step), step)
+        else:  # it may hold the port for longer: it decides when it wakes (transfer)
+            ev.succeed()

@@ -5,11 +5,10 @@ from __future__ import annotations
 import contextlib
 import gc
 
-import simpy
-
 from npusim.blas import single_threaded
 from npusim.core import Core
 from npusim.dram import DramPort
+from npusim.engine import Engine
 from npusim.faults import CycleLimitExceeded, DeadlockError, SimulationFault, SyncFault
 from npusim.race import RaceDetector
 
@@ -24,7 +23,7 @@ class System:
 
     def __init__(self, target, streams: list[list], dram, timing_only: bool = False,
                  trace: bool = True, races: str = "error"):
-        self.env = simpy.Environment()
+        self.env = Engine()  # a simpy.Environment (npusim.engine)
         self.target = target
         self.dram = dram
         self.timing_only = timing_only
@@ -35,7 +34,16 @@ class System:
         self._arrived: dict[int, int] = {}
         self._release = None
         self.races = None  # the units look it up while they run; set before the first event
-        self.cores = [Core(self, i, s) for i, s in enumerate(streams)]
+        # routing allocates a tuple per instruction, none in a reference cycle: the cyclic
+        # collector would rescan them as they pile up (half of routing a 100k-instruction
+        # stream), as in run()
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            self.cores = [Core(self, i, s) for i, s in enumerate(streams)]
+        finally:
+            if collecting:
+                gc.enable()
         if races != "off":
             self.races = RaceDetector(self, races)
 
@@ -141,6 +149,6 @@ class System:
         for core in self.cores:
             for unit in core.all_units():
                 if unit.current is not None and unit.waiting:
-                    index, instr = unit.current
+                    index, instr = unit.current[:2]
                     return core.index, unit.name, index, instr
         return None

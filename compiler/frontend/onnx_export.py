@@ -158,6 +158,11 @@ def _clip(ex, n):
 
 
 
+@exporter("embedding")
+def _embedding(ex, n):
+    ex.add("Gather", n.inputs, n.output, n.name, axis=n.attrs["axis"])
+
+
 @exporter("flatten")
 def _flatten(ex, n):
     ex.add("Flatten", n.inputs, n.output, n.name, axis=n.attrs["axis"])
@@ -204,7 +209,8 @@ def export_onnx(graph: Graph, path=None, opset: int = 17):
             raise FrontendError(f"node '{n.name}': op '{n.op}' has no ONNX export; export the "
                                 "float graph from before FuseOps/quantize (exportable: "
                                 f"{', '.join(sorted(set(_EXPORTERS) | set(_SIMPLE)))})")
-    elem = {"float32": TensorProto.FLOAT, "float16": TensorProto.FLOAT16}
+    elem = {"float32": TensorProto.FLOAT, "float16": TensorProto.FLOAT16,
+            "int64": TensorProto.INT64, "int32": TensorProto.INT32}  # ints: token ids
 
     def info(v):
         t = graph.type_of(v)

@@ -212,15 +212,14 @@ def import_onnx(model, input_shapes: dict | None = None, name: str | None = None
         if vi.name in consts:
             continue
         tt = vi.type.tensor_type
-        if tt.elem_type not in (TensorProto.FLOAT, TensorProto.FLOAT16):
+        if tt.elem_type not in _INPUT_DTYPES:
             raise FrontendError(f"ONNX input '{vi.name}' has element type "
                                 f"{TensorProto.DataType.Name(tt.elem_type)}; float32/float16 "
-                                "inputs only")
+                                "inputs, and int64/int32 token ids (read by Gather)")
         dims = [d.dim_value if d.HasField("dim_value") else None for d in tt.shape.dim]
         symbols = [d.dim_param or f"d{i}" for i, d in enumerate(tt.shape.dim)]
         shape = _input_shape(vi.name, dims, symbols, input_shapes.pop(vi.name, None))
-        dtype = "float32" if tt.elem_type == TensorProto.FLOAT else "float16"
-        g.add_input(vi.name, TensorType(tuple(shape), dtype))
+        g.add_input(vi.name, TensorType(tuple(shape), _INPUT_DTYPES[tt.elem_type]))
 
     supported_ops()
     nodes = onnx_patterns.rewrite(og.node, consts)  # decomposed LayerNorm / GELU: one node
@@ -257,6 +256,11 @@ def import_onnx(model, input_shapes: dict | None = None, name: str | None = None
         onnx_check.check_inferred(path, f"ONNX model '{path}'")
     _check_value_info(og, g)  # what onnx's full check says of a file, for a ModelProto too
     return g
+
+
+# ONNX TensorProto element type -> the graph input's dtype (FLOAT=1, INT32=6, INT64=7,
+# FLOAT16=10); the integer ones are token ids an embedding lookup (Gather) reads
+_INPUT_DTYPES = {1: "float32", 10: "float16", 7: "int64", 6: "int32"}
 
 
 def _input_shape(name: str, dims: list, symbols: list, given) -> tuple:

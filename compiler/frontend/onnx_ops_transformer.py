@@ -1,6 +1,7 @@
 """ONNX transformer handlers: LayerNormalization, Gelu, Where and Add of a constant mask,
-Gather, and the masked Softmax they feed (see onnx_import; onnx_patterns turns the
-decomposed LayerNorm and GELU forms older exporters emit into these ops first)."""
+Gather (slices, and embedding lookups of token ids), and the masked Softmax they feed (see
+onnx_import; onnx_patterns turns the decomposed LayerNorm and GELU forms older exporters emit
+into these ops first)."""
 
 from __future__ import annotations
 
@@ -96,13 +97,18 @@ def _where(im: _Importer):
 
 
 @handler("Gather",
-         note="a constant index of an activation (a slice: ViT's class token); constant "
-         "operands fold")
+         note="a constant index of an activation (a slice: ViT's class token); a constant "
+         "table by run-time indices (an embedding lookup of int64 token ids, a model input): "
+         "the host gathers the quantized rows into the NPU's input; constant operands fold")
 def _gather(im: _Importer):
     x, idx = im.input(0), im.input(1)
     if not im.is_const(idx):
-        im.fail("indices computed at run time (an embedding lookup of token ids) have no NPU "
-                "form; look the embeddings up on the host and feed them as the input")
+        if not (im.is_const(x) or x in im.g.constants):
+            im.fail("indices computed at run time select rows of an activation; only a "
+                    "constant table (an embedding lookup of token ids) is gathered at run "
+                    "time, on the host")
+        im.emit("embedding", [x, idx], axis=int(im.attr("axis", 0)))
+        return
     shape = im.type_of(x).shape
     axis = int(im.attr("axis", 0)) % len(shape)
     ind = np.asarray(im.consts[idx], np.int64)

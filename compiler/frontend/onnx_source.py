@@ -66,6 +66,11 @@ def source_of(graph) -> dict | None:
     return getattr(graph, "meta", {}).get(META_KEY)
 
 
+# what the file's inputs take: floats, or integer token ids (an embedding lookup's)
+_FEED_DTYPES = {"tensor(float16)": np.float16, "tensor(float)": np.float32,
+                "tensor(int64)": np.int64, "tensor(int32)": np.int32}
+
+
 def run_source(graph, feeds: dict) -> tuple:
     """(onnxruntime's outputs of the original file on `feeds`, the reference's name). The file
     must still hold the bytes compiled; onnxruntime loaded it when it was imported, so a
@@ -88,8 +93,7 @@ def run_source(graph, feeds: dict) -> tuple:
     opts.log_severity_level = 3
     try:
         sess = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
-        dtypes = {i.name: np.float16 if i.type == "tensor(float16)" else np.float32
-                  for i in sess.get_inputs()}
+        dtypes = {i.name: _FEED_DTYPES.get(i.type, np.float32) for i in sess.get_inputs()}
         outs = sess.run(list(graph.outputs),
                         {k: np.asarray(feeds[k], dtypes.get(k, np.float32))
                          for k in graph.inputs})

@@ -1,4 +1,4 @@
-"""Tensor types of the graph IR: a static shape and one of four element types."""
+"""Tensor types of the graph IR: a static shape and one of five element types."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import numpy as np
 
 from ..errors import GraphError
 
-DTYPES = ("float32", "float16", "int8", "int32")
+# int64: token ids only (a model input an embedding lookup reads on the host)
+DTYPES = ("float32", "float16", "int8", "int32", "int64")
 
 
 @dataclass(frozen=True)

@@ -218,6 +218,16 @@ def _slice_options(cin: int, rows: int, grouped: bool) -> list:
     return out
 
 
+def _fold_slices(cin: int, rows: int, grouped: bool) -> list:
+    """On an output-stationary array every input slice pays its folds' R + C - 1 again: the
+    R multiples splitting cin into 2 to 8 balanced slices, so the fewest slices whose weight
+    tile fits wbuf are offered (the powers of two R x 2^i miss 3 slices, and 2 of 384)."""
+    if grouped or cin <= rows:
+        return []
+    return sorted({rows * ceil(ceil(cin / k) / rows) for k in range(2, 9)} - {cin},
+                  reverse=True)
+
+
 def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: str,
              costs: dict | None = None, table_channels: int | None = None):
     """The schedule for these tile sizes with the most slots that fit, and its estimated
@@ -369,8 +379,11 @@ def _choose(geom: ConvGeom, epi: Epilogue, hw: Hw, name: str,
     grouped = geom.groups > 1
     cr = geom.cin_range(0, min(hw.cols, geom.cout))
     cr = cr[1] - cr[0] if grouped else geom.cin
+    slices = _slice_options(cr, hw.rows, grouped)
+    if hw.m_fold > 1:  # output stationary: a slice costs whole folds again
+        slices += [q for q in _fold_slices(cr, hw.rows, grouped) if q not in slices]
     for rows in _row_options(geom.oh, geom.ow, hw.m_fold):
-        for cq in _slice_options(cr, hw.rows, grouped):
+        for cq in slices:
             for order in (("sjq",) if grouped else ORDERS):
                 s = estimate(geom, epi, hw, rows, cq, order, costs, table_channels)
                 if s is not None:

@@ -1,5 +1,5 @@
 """The conv2d lowering: the cheapest of the plain, swapped-roles, space-to-depth,
-folded-columns and strided-load candidates the cost model estimates (qnn/fused conv2d)."""
+folded-columns, im2col and strided-load candidates the cost model estimates (qnn/fused conv2d)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,11 @@ from .depthwise import depthwise_candidate
 from .epilogue import Epilogue
 from .fold import FoldCopyLayer, fold, make_fold_copy, with_fold_copy
 from .geometry import ConvGeom, space_to_depth, subsample
-from .tconv import TConvLayer, choose_tconv, live_passes
+from .im2col import Im2colCopyLayer, im2col, make_im2col_copy, with_im2col_copy
+from .tconv import TConvLayer, choose_tconv, live_columns, live_passes
 
 SWAP_MARGIN = 0.9
+STACK_MARGIN = 0.98  # the stacked form's estimate is close (545.6k, simulated 537.7k on layer3.0.2)
 
 
 @register_hook("lower", "qnn.conv2d", "fused.conv2d")
@@ -62,13 +64,22 @@ def lower_conv(lw, n: Node) -> None:
                                         useful=geom.macs)
         cands.append((with_fold_copy(copy, layers[0].schedule.est, lw.hw),
                        [copy] + layers))
+    im = im2col(geom, lw.hw.rows) if "im2col" in lw.rewrites else None
+    copy = im and make_im2col_copy(f"{n.name}.im2col", x_in, f"{x_in}.im2col.{n.name}", im,
+                                   lw.hw)
+    if copy is not None:  # the window as channels: ceil(K / R) passes (lower/im2col.py)
+        cost, layers = plain_or_swapped(lw, n, copy.y, im.new, im.weights(w), epi,
+                                        note="im2col", useful=geom.macs)
+        cands.append((with_im2col_copy(copy, layers[0].schedule.est, lw.hw), [copy] + layers))
     dw = depthwise_candidate(lw, n.name, x_in, n.output, geom, w, epi) \
         if "rowdw" in lw.rewrites else None
     if dw is not None:
         cands.append(dw)
     cost, layers = min(cands, key=lambda c: c[0])
     for layer in layers:  # register the DRAM tensors of the chosen candidate only
-        if isinstance(layer, (CopyLayer, FoldCopyLayer)):
+        if isinstance(layer, Im2colCopyLayer):
+            lw.add_tensor(layer.y, layer.im.y_shape, x.dtype)
+        elif isinstance(layer, (CopyLayer, FoldCopyLayer)):
             new = layer.f.new if isinstance(layer, FoldCopyLayer) else rewrite.new
             lw.add_tensor(layer.y, (new.n, new.h, new.w, new.cin), x.dtype)
         for name, (shape, dtype) in getattr(layer, "scratch_types", {}).items():
@@ -115,16 +126,19 @@ def plain_or_swapped(lw, n: Node, x_in: str, geom: ConvGeom, w, epi: Epilogue,
     swapped = None
     if "swap" in lw.rewrites:
         swapped = choose_tconv(per_core(lw, geom, rows=False), epi, lw.hw,
-                               len(live_passes(w, lw.hw.rows)), table_channels=geom.cout)
+                               len(live_passes(w, lw.hw.rows)), table_channels=geom.cout,
+                               columns=len(live_columns(w, lw.hw.rows)),
+                               stack="stack" in lw.rewrites)
     # its estimate is the rougher one (DRAM round trips, tails): demand a clear win
-    if swapped is not None and swapped.est["cycles"] < SWAP_MARGIN * best[0]:
+    margin = STACK_MARGIN if swapped is not None and swapped.stack else SWAP_MARGIN
+    if swapped is not None and swapped.est["cycles"] < margin * best[0]:
         wg = geom.w + geom.pads[1] + geom.pads[3]
-        hg = geom.h + geom.pads[0] + geom.pads[2]
         grid, acc = f"{n.name}.grid", f"{n.name}.acc"
         layer = TConvLayer(n.name, x_in, n.output, geom, w, epi, grid, acc, swapped)
         layer.scratch_types = {
-            grid: ((hg, wg, geom.cin), lw.dram_dtype(lw.g.type_of(n.inputs[0]).dtype)),
-            acc: (((geom.oh - 1) * wg + geom.ow, geom.cout),
+            grid: ((layer.grid_rows, wg, geom.cin),
+                   lw.dram_dtype(lw.g.type_of(n.inputs[0]).dtype)),
+            acc: ((layer.positions, geom.cout),
                   "float32" if lw.fp16 else "int32")}
         layer.note = "swapped roles" + (f", {note}" if note else "")
         layer.useful_macs = useful

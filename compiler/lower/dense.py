@@ -146,6 +146,19 @@ def _choose_dense(k: int, n: int, epi: Epilogue, hw: Hw, kb: int) -> DenseSchedu
     return best
 
 
+def _image(m: int) -> tuple:
+    """(h, w) of an image whose h * w pixels are a batched dense layer's m rows: (m, 1), or,
+    where m is past the conv's in_h field, the widest w <= its in_w range that divides m (a
+    1x1 conv does not care how its pixels are arranged, and the DRAM bytes are the same), so
+    a tile of rows * w pixels can stream all m rows past each weight tile (weight stationary;
+    an output-stationary array wants short tiles of deep slices, which (m, 1) keeps)."""
+    top = FIELD_MAX["in_hw"]
+    if m <= top:
+        return m, 1
+    w = next((w for w in range(min(top, m // 2), 1, -1) if m % w == 0 and m // w <= top), 1)
+    return m // w, w
+
+
 @register_hook("lower", "qnn.dense", "fused.dense")
 def lower_dense(lw, n) -> None:
     """One row: the dense tile program; a batch of rows: a 1x1 conv over an (m, 1, k) image."""
@@ -160,8 +173,11 @@ def lower_dense(lw, n) -> None:
         layer = DenseLayer(n.name, n.inputs[0], n.output, k, nout, w, epi)
         layer.schedule = choose_dense(k, nout, epi, lw.hw, n.name)
     else:
-        geom = ConvGeom(1, m, 1, k, nout, 1, 1)
+        # (m, 1), and past the in_h field also a wider image: the cheaper schedule
+        geoms = [ConvGeom(1, *hw_, k, nout, 1, 1) for hw_ in dict.fromkeys([(m, 1), _image(m)])]
+        scheds = [(choose_schedule(g, epi, lw.hw, n.name), g) for g in geoms]
+        sched, geom = min(scheds, key=lambda p: p[0].est["cycles"])
         layer = ConvLayer(n.name, n.inputs[0], n.output, geom,
                           w.reshape(1, 1, k, nout), epi, note="dense as 1x1 conv")
-        layer.schedule = choose_schedule(geom, epi, lw.hw, n.name)
+        layer.schedule = sched
     lw.layers.append(layer)

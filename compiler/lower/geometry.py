@@ -135,10 +135,14 @@ def space_to_depth(geom: ConvGeom) -> SpaceToDepth | None:
 
 
 def subsample(geom: ConvGeom) -> ConvGeom | None:
-    """A strided 1x1 conv without padding reads only every sh-th row and sw-th column: the
-    same conv at stride 1 over the subsampled input, which the DMA gathers with its strides
-    (a quarter of the bytes of the full rows for stride 2)."""
+    """A strided 1x1 conv without padding above or left reads only every sh-th row and sw-th
+    column: the same conv at stride 1 over the subsampled input, which the DMA gathers with
+    its strides (a quarter of the bytes of the full rows for stride 2). Windows past the
+    input's bottom or right edge (SCALE-Sim's ceil((H - 1 + S) / S) outputs) stay the conv's
+    own zero padding there."""
     g = geom
-    if (g.kh, g.kw) != (1, 1) or (g.sh, g.sw) == (1, 1) or any(g.pads) or g.groups != 1:
+    if (g.kh, g.kw) != (1, 1) or (g.sh, g.sw) == (1, 1) or g.pads[0] or g.pads[1] or \
+            g.groups != 1:
         return None
-    return ConvGeom(g.n, g.oh, g.ow, g.cin, g.cout, 1, 1)
+    h, w = -(-g.h // g.sh), -(-g.w // g.sw)  # the input rows and columns a window reads
+    return ConvGeom(g.n, h, w, g.cin, g.cout, 1, 1, pads=(0, 0, g.oh - h, g.ow - w))

@@ -62,6 +62,9 @@ class MatmulLayer:
     schedule: MatmulSchedule | None = None
     kind: str = "matmul"
     note: str = ""
+    # int8 P.V of an unnormalized softmax: qnn.matmul's norm_mult, norm_shift, norm_frac,
+    # recip_frac (each row divided by its A row's sum instead of the vrequant)
+    row_norm: dict | None = None
 
     @property
     def inputs(self) -> list:
@@ -106,6 +109,11 @@ def choose_matmul(layer: MatmulLayer, hw: Hw) -> MatmulSchedule:
     matrix = sum(hw.gemm(min(mt, m - m0), k1 - k0, n1 - n0) for m0 in range(0, m, mt)
                  for k0, k1 in kb for n0, n1 in nb) * layer.batch
     vector = tiles * hw.cycles("vrequant", len=mt * n)
+    if layer.row_norm is not None:  # per tile: vrsum per k-block, vadds, and the row steps
+        vector = tiles * (sum(hw.cycles("vrsum", rows=mt, cols=k1 - k0) for k0, k1 in kb) +
+                          (len(kb) - 1) * hw.cycles("vadd", len=mt) +
+                          hw.cycles("vrmul", rows=mt, cols=1) + hw.cycles("vrecip", len=mt) +
+                          sum(hw.cycles("vrmul", rows=mt, cols=n1 - n0) for n0, n1 in nb))
     eb = hw.act_bytes
     dma = hw.dma_streams({"in": (tiles * len(kb), layer.batch * m * k * eb),
                           "w": (layer.batch * len(nb), layer.batch * k * n * eb),
@@ -145,5 +153,9 @@ def lower_matmul(lw, n) -> None:
                                                        ("B strided", b.tensor != n.inputs[1]),
                                                        ("Y strided", y.tensor != n.output))
                                        if on))
+    if n.attrs.get("row_norm"):
+        layer.row_norm = {key: n.attrs[key] for key in ("norm_mult", "norm_shift", "norm_frac",
+                                                         "recip_frac")}
+        layer.note = ", ".join(filter(None, [layer.note, "rows divided by A's row sums"]))
     layer.schedule = choose_matmul(layer, lw.hw)
     lw.layers.append(layer)

@@ -22,8 +22,9 @@ from .epilogue import Epilogue
 FLOAT_DTYPES = ("float32", "float16")
 # rewrites that suit the NPU's array and DMA only: strided loads for strided 1x1 convs,
 # space-to-depth, swapped roles, folded kernel columns (zero taps and copies elsewhere),
-# row-Toeplitz depthwise convs (element-strided gathers)
-NPU_REWRITES = ("subsample", "s2d", "swap", "fold", "rowdw")
+# row-Toeplitz depthwise convs (element-strided gathers), stacked kernel rows of swapped convs,
+# small-cin convs as im2col'd 1x1 convs
+NPU_REWRITES = ("subsample", "s2d", "swap", "fold", "rowdw", "stack", "im2col")
 
 
 @dataclass(frozen=True)
@@ -96,7 +97,8 @@ class LoweredProgram:
         """Compulsory traffic: each input and the output once, and the model's weights once
         (not the zeros a space-to-depth rewrite adds: a conv's MACs per output pixel)."""
         eb = self.hw.act_bytes
-        acts = sum(self.tensor(x).numel for x in layer.inputs) + self.tensor(layer.y).numel
+        acts = sum(self.tensor(x).numel for x in layer.inputs) + self.tensor(layer.y).numel + \
+            getattr(layer, "const_elems", 0)  # a concat's constant parts
         w = getattr(layer, "weights", None)
         g = getattr(layer, "geom", None)
         if w is not None and g is not None and getattr(layer, "useful_macs", None):
@@ -208,15 +210,16 @@ class _Lowerer:
 
 def lower(graph: Graph, target, hw: Hw | None = None, *, npu_rewrites: bool = True,
           subsample: bool = True, s2d: bool = True, swap: bool = True,
-          fold: bool = True, rowdw: bool = True) -> LoweredProgram:
+          fold: bool = True, rowdw: bool = True, stack: bool = True,
+          im2col: bool = True) -> LoweredProgram:
     """Lower a quantized graph, or a float NHWC graph (fp16 in DRAM when hw.dtype is fp16),
     for a Target of any kind.
 
     Tiles are sized for `hw` (default: the npu Target's own); a backend for another kind
     passes an Hw describing its memories (e.g. caches as buffers) to reuse the schedules.
     npu_rewrites=False turns off every NPU_REWRITES entry (what cpu/gpu backends want);
-    subsample, s2d, swap, fold, rowdw turn off one each (each is used only where the cost model says
-    it is faster)."""
+    subsample, s2d, swap, fold, rowdw, stack, im2col turn off one each (each is used only
+    where the cost model says it is faster)."""
     from isa.target import Target
     import_package(__package__)  # every lowering module registers its ops' 'lower' hooks
     target = Target.create(target)
@@ -225,6 +228,7 @@ def lower(graph: Graph, target, hw: Hw | None = None, *, npu_rewrites: bool = Tr
             raise CompilerError(f"lower() derives tile sizes from npu Targets; for a "
                                 f"{target.kind} target pass hw=Hw(...) describing its memories")
         hw = Hw.from_target(target)
-    flags = {"subsample": subsample, "s2d": s2d, "swap": swap, "fold": fold, "rowdw": rowdw}
+    flags = {"subsample": subsample, "s2d": s2d, "swap": swap, "fold": fold, "rowdw": rowdw,
+             "stack": stack, "im2col": im2col}
     rewrites = frozenset(r for r in NPU_REWRITES if npu_rewrites and flags[r])
     return _Lowerer(graph, target, hw, rewrites).run()

@@ -18,6 +18,8 @@ from .cost import FIELD_MAX, Hw
 # values, as a 1 x rows or a rows x 1 tile)
 SOFTMAX_OPS = [("vrmax", "tile"), ("vrsub", "tile"), ("vrmul", "tile"), ("vexp", "tile"),
                ("vrsum", "tile"), ("vrmul", "col"), ("vrecip", "rows"), ("vrmul", "tile")]
+# normalize=False (a softmax only P.V reads): the row sum and reciprocal move to the matmul
+UNNORMALIZED_OPS = SOFTMAX_OPS[:4] + [("vrmul", "tile")]
 MASK_OPS = [("vrmul", "tile"), ("vadd", "tile")]
 LAYERNORM_OPS = [("vrsum", "tile"), ("vmul", "tile"), ("vrsum", "tile"), ("vrmul", "rows"),
                  ("vrmul", "rows"), ("vmul", "rows"), ("vsub", "rows"), ("vbias", "rows"),
@@ -80,7 +82,8 @@ class RowLayer:
             return FLOAT_OPS[self.op] + ([("vadd", "tile")] if self.mask is not None else [])
         if self.op == "layernorm":
             return LAYERNORM_OPS
-        return (MASK_OPS if self.mask is not None else []) + SOFTMAX_OPS
+        return (MASK_OPS if self.mask is not None else []) + \
+            (SOFTMAX_OPS if self.params.get("normalize", True) else UNNORMALIZED_OPS)
 
     def period(self) -> int:
         """Tiles never cross a multiple of this many rows (the mask's rows repeat)."""
@@ -155,9 +158,10 @@ def lower_softmax(lw, n) -> None:
                                 f"of {t}; the fp16 path normalizes the last axis only")
         if mask is not None:  # additive, clamped to what fp16 holds
             mask = np.maximum(mask_rows_of(mask, t.shape), -6e4).astype(np.float16)
+    notes = ["masked"] * (mask is not None) + \
+        ["unnormalized (P.V divides)"] * (not n.attrs.get("normalize", True))
     layer = RowLayer(n.name, "softmax", n.inputs[0], n.output, rows, cols, dict(n.attrs),
-                     mask=mask, note="masked" if mask is not None else "",
-                     quantized=quantized)
+                     mask=mask, note=", ".join(notes), quantized=quantized)
     layer.schedule = choose_rows(layer, lw.hw)
     lw.layers.append(layer)
 

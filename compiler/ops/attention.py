@@ -45,18 +45,52 @@ def batches(x: np.ndarray, y: np.ndarray) -> tuple:
     return shape, xb, yb
 
 
+def row_normalized(acc: np.ndarray, a_rows: np.ndarray, a) -> np.ndarray:
+    """P.V of unnormalized probabilities P' (row max 127): the vector-unit sequence over one
+    batch element's int32 (m, n) accumulators: S = vrsum(P') per row (per k-block, vadd),
+    u = vrmul(S, norm_mult, norm_shift) = S / c' in Q<norm_frac> (a rows x 1 tile),
+    r = vrecip(u) = c' / S in Q<recip_frac>, y = vrmul(acc, r, recip_frac) = round(acc c' / S)
+    with c' = alpha * s_b / s_out: the row's weights sum to 1 exactly (those of P' as stored)."""
+    m, n = acc.shape
+    k = a_rows.shape[-1]
+    total = sem.row_sum(a_rows.reshape(-1), m, k, I32)
+    u = sem.row_mul(total, np.full(m, a["norm_mult"], I32), a["norm_shift"], m, 1, I32)
+    r = sem.vrecip(u, a["norm_frac"], a["recip_frac"], I32)
+    return sem.row_mul(acc.reshape(-1), r, a["recip_frac"], m, n, I8).reshape(m, n)
+
+
 def qmatmul_compute(arr, a):
-    """One matrix-engine gemm per batch element (int32), then vrequant by one multiplier."""
+    """One matrix-engine gemm per batch element (int32), then vrequant by one multiplier (or,
+    row_norm, each row divided by its A row's sum: row_normalized)."""
     shape, xb, yb = batches(arr[0], arr[1])
     acc = np.stack([sem.gemm(xi, yi) for xi, yi in zip(xb, yb)])
-    y = requant_per_tensor(acc, a["mult"], a["shift"])
+    if a.get("row_norm"):
+        y = np.stack([row_normalized(ai, xi, a) for ai, xi in zip(acc, xb)])
+    else:
+        y = requant_per_tensor(acc, a["mult"], a["shift"])
     return y.reshape(shape + y.shape[-2:])
 
 
 register_op(OpDef("qnn.matmul", ("a", "b"), qmatmul_type, qmatmul_compute,
-                  (Attr("mult", "int", REQUIRED), Attr("shift", "int", REQUIRED, min=0)),
+                  (Attr("mult", "int", REQUIRED), Attr("shift", "int", REQUIRED, min=0),
+                   Attr("row_norm", "bool", False), Attr("norm_mult", "int", 0, min=0),
+                   Attr("norm_shift", "int", 0, min=0), Attr("norm_frac", "int", 0, min=0),
+                   Attr("recip_frac", "int", 0, min=0)),
                   doc="int8 a @ b of two activations per batch element -> int32, vrequant "
-                  "by mult / 2^shift (alpha * s_a * s_b / s_out)", quantized=True))
+                  "by mult / 2^shift (alpha * s_a * s_b / s_out); row_norm: a is an "
+                  "unnormalized softmax (row max 127) and each row is divided by a's row sum "
+                  "(vrsum, vrmul, vrecip, vrmul)", quantized=True))
+
+
+def row_norm_params(c: float, keys: int) -> dict:
+    """qnn.matmul's row_norm attributes for y = acc * c / S with S <= 127 * keys (each row of
+    P' holds one 127, so S >= 127): u = S / c in Q<norm_frac> below 2^30, and r = c / S in
+    Q<recip_frac> below 2^31 (recip_frac <= 31: the vrmul shift field)."""
+    frac = int(min(max(math.floor(math.log2((1 << 30) * c / (127 * keys))), 0), 30))
+    recip = int(min(max(math.floor(math.log2((1 << 31) * 127 / c)) - 1, 0), ROW_SHIFT_MAX))
+    mult, shift = softmax_scale_params(1.0 / c, frac)
+    return dict(row_norm=True, norm_mult=mult, norm_shift=shift, norm_frac=frac,
+                recip_frac=recip)
 
 
 def quantize_matmul(qz, n) -> None:
@@ -64,7 +98,14 @@ def quantize_matmul(qz, n) -> None:
     b = qz.need_act(n, n.inputs[1])
     s_out = qz.calibrated(n.output)
     m, s = qs.quantize_multiplier(abs(n.attrs["alpha"]) * s_a * qz.scale[b] / s_out)
-    qz.emit(n, "qnn.matmul", [a, b], s_out, mult=-m if n.attrs["alpha"] < 0 else m, shift=s)
+    extra = {}
+    prod = qz.q.producers().get(a)
+    if prod is not None and prod.op == "qnn.softmax" and not prod.attrs.get("normalize", True):
+        # P.V of unnormalized probabilities: each row divided by its sum after the gemm
+        extra = row_norm_params(n.attrs["alpha"] * qz.scale[b] / s_out,
+                                qz.f.type_of(a).shape[-1])
+    qz.emit(n, "qnn.matmul", [a, b], s_out, mult=-m if n.attrs["alpha"] < 0 else m, shift=s,
+            **extra)
 
 
 # ------------------------------------------------------------------ qnn.softmax
@@ -137,6 +178,9 @@ def softmax_int(x: np.ndarray, mask: np.ndarray | None, a) -> np.ndarray:
     d = sem.row_sub(t, m, rows, cols, I32)
     z = sem.row_mul(d, np.full(rows, a["in_mult"], I32), a["in_shift"], rows, cols, I32)
     e = sem.vexp(z, a["in_frac"], a["exp_frac"], I32)
+    if not a.get("normalize", True):  # P' = round(127 e / exp(0)): the matmul after it normalizes
+        return sem.row_mul(e, np.full(rows, 127, I32), a["exp_frac"], rows, cols,
+                           I8).reshape(x.shape)
     s = sem.row_sum(e, rows, cols, I32)
     u = sem.row_mul(s, np.full(rows, a["out_mult"], I32), a["out_shift"], rows, 1, I32)
     r = sem.vrecip(u, a["sum_frac"], a["recip_frac"], I32)
@@ -152,10 +196,12 @@ register_op(OpDef("qnn.softmax", ("data", "mask?"), qsoftmax_type,
                    Attr("in_frac", "int", SOFTMAX_IN_FRAC, min=0),
                    Attr("exp_frac", "int", SOFTMAX_EXP_FRAC, min=0),
                    Attr("sum_frac", "int", SOFTMAX_SUM_FRAC, min=0),
-                   Attr("recip_frac", "int", SOFTMAX_RECIP_FRAC, min=0)),
+                   Attr("recip_frac", "int", SOFTMAX_RECIP_FRAC, min=0),
+                   Attr("normalize", "bool", True)),
                   doc="int8 softmax over the last axis (mask: int8 (P, cols), 1 drops a "
                   "score): vrmax, vrsub, vrmul, vexp, vrsum, vrmul, vrecip, vrmul (output scale: "
-                  "calibrated, at most 1/127)",
+                  "calibrated, at most 1/127); normalize=False: round(127 exp(x - max)), each "
+                  "row's largest 127, for a matmul that divides by the row sums (row_norm)",
                   quantized=True))
 
 
@@ -192,6 +238,10 @@ def quantize_softmax(qz, n) -> None:
     s_out = softmax_out_scale(qz.absmax.get(n.output, 1.0))
     o_mult, o_shift = softmax_scale_params(s_out, SOFTMAX_SUM_FRAC - SOFTMAX_EXP_FRAC)
     attrs = dict(in_mult=mult, in_shift=shift, out_mult=o_mult, out_shift=o_shift)
+    if axis == t.rank - 1 and _feeds_pv(qz, n):
+        # P.V alone reads it: probabilities of ~1/keys are a step or two of any per-tensor
+        # scale, so the rows go unnormalized (largest 127) and the matmul divides by the sums
+        return qz.emit(n, "qnn.softmax", ins, 1.0 / 127, normalize=False, **attrs)
     if axis == t.rank - 1:
         return qz.emit(n, "qnn.softmax", ins, s_out, **attrs)
     # another axis: moved last, normalized, moved back (two strided DMA copies)
@@ -204,3 +254,12 @@ def quantize_softmax(qz, n) -> None:
     qz.q.add_node(Node("transpose", [mid], n.output, {"axes": inv}, f"{n.name}.back"))
     qz.scale.update({pre: s_in, mid: s_out, n.output: s_out})
 
+
+
+def _feeds_pv(qz, n) -> bool:
+    """Whether softmax `n`'s only reader is a matmul taking it as A (P.V) with alpha > 0,
+    and it is no graph output."""
+    readers = qz.f.consumers().get(n.output, [])
+    return n.output not in qz.f.outputs and len(readers) == 1 and \
+        readers[0].op == "nn.matmul" and readers[0].inputs[0] == n.output and \
+        readers[0].inputs[1] != n.output and readers[0].attrs.get("alpha", 1.0) > 0

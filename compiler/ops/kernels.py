@@ -47,12 +47,14 @@ def _conv_matmul(x: np.ndarray, w: np.ndarray, strides, pads, dilations) -> np.n
     n, h, wd, c = x.shape
     oh = conv_out_size(h, kh, sh, top, bottom, dh)
     ow = conv_out_size(wd, kw, sw, left, right, dw)
-    # channels first once (CNHW), so each tap's copy below moves whole rows
-    xp = np.zeros((c, n, h + top + bottom, wd + left + right), np.float32)
-    xp[:, :, top:top + h, left:left + wd] = x.transpose(3, 0, 1, 2)
     if kh == kw == 1 and (sh, sw) == (1, 1) and not any(pads):
-        patches = xp
+        # the patch matrix is x itself, channels first: a view where x is laid out channel
+        # major (a conv's output is, and the ops after it keep its order), else one copy
+        patches = np.ascontiguousarray(x.transpose(3, 0, 1, 2))
     else:
+        # channels first once (CNHW), so each tap's copy below moves whole rows
+        xp = np.zeros((c, n, h + top + bottom, wd + left + right), np.float32)
+        xp[:, :, top:top + h, left:left + wd] = x.transpose(3, 0, 1, 2)
         patches = np.empty((kh, kw, c, n, oh, ow), np.float32)
         for i in range(kh):
             for j in range(kw):

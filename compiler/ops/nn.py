@@ -57,7 +57,7 @@ def conv2d_compute(arrays, a):
     x = kernels.to_nhwc(arrays[0], a["layout"])
     out = kernels.conv2d_nhwc(x, hwio(arrays[1], a["kernel_layout"]), a["strides"], a["pads"],
                               a["dilations"], a["groups"])
-    return kernels.from_nhwc(out, a["layout"]).astype(arrays[0].dtype)
+    return kernels.from_nhwc(out, a["layout"]).astype(arrays[0].dtype, copy=False)
 
 
 register_op(OpDef("nn.conv2d", ("data", "weight"), conv2d_type, conv2d_compute, CONV_ATTRS,

@@ -152,6 +152,8 @@ HOOKS = {
     "fused_as": "str: the fused op fuse makes of it (it is a linear op fold-bn may fold into)",
     "fuse_act": "fn(node) -> {kind, min, max}: the activation fuse folds into an epilogue",
     "host_step": "fn(node) -> (kind, arg): the step the host runs for it at a graph's edge",
+    "host_input": "fn(node) -> (kind, arg): the step the host runs for it between a model "
+                  "input and the NPU (an embedding lookup of token ids), or None",
     "lower": "fn(lowerer, node): lowering to layers (compiler/lower/*)",
     "view": "fn(node) -> axes: the op permutes its input's axes (a transpose), so a matmul "
             "may read or write it as a strided view instead of a copy (lower/views.py)",

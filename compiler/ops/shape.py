@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import qscheme as qs
-from ..errors import OpError
+from ..errors import OpError, QuantizationError
 from ..ir.types import TensorType
 from .common import LAYOUTS, norm_axis, same_dtype
 from .registry import REQUIRED, Attr, OpDef, register_hook, register_op
@@ -114,10 +114,24 @@ def _quantize_move(qz, n) -> None:
 
 
 def _quantize_concat(qz, n) -> None:
-    qz.input(n)
-    ins = [qz.need_act(n, v) for v in n.inputs]
-    s_out = max(qz.scale[v] for v in ins)  # nothing saturates
-    pairs = [qs.quantize_multiplier(qz.scale[v] / s_out) for v in ins]
+    """Activations requantized to the output scale, the largest of theirs and of the constant
+    parts' (nothing saturates); a constant part (ViT's class token) is quantized at the output
+    scale itself, so its (mult, shift) is the identity and the NPU copies it as stored."""
+    consts = [v for v in n.inputs if v in qz.f.constants]
+    if len(consts) == len(n.inputs):
+        raise QuantizationError(f"node '{n.name}' (concat) has only constant inputs; run "
+                                "fold-constants first")
+    acts = [v for v in n.inputs if v not in qz.f.constants]
+    s_out = max([qz.scale[v] for v in acts] +
+                [qs.act_scale(float(np.abs(qz.f.constants[v]).max())) for v in consts])
+    ins, pairs = [], []
+    for v in n.inputs:
+        if v in qz.f.constants:
+            ins.append(qz.const(f"{n.name}.{v}_q", qs.quantize(qz.f.constants[v], s_out)))
+            pairs.append(qs.quantize_multiplier(1.0))
+        else:
+            ins.append(v)
+            pairs.append(qs.quantize_multiplier(qz.scale[v] / s_out))
     qz.emit(n, "qnn.concat", ins, s_out, axis=n.attrs["axis"],
             mults=tuple(p[0] for p in pairs), shifts=tuple(p[1] for p in pairs))
 

@@ -14,10 +14,19 @@ from .base import Pass, register_pass
 
 
 def generate_inputs(graph: Graph, count: int, seed: int = 0) -> list:
-    """`count` samples of standard-normal float32 inputs (what normalized images look like)."""
+    """`count` samples of standard-normal float32 inputs (what normalized images look like);
+    token-id inputs (integers an embedding lookup reads) uniform over the table's rows."""
+    from ..ops.embedding import index_bound
     rng = np.random.default_rng(seed)
-    return [{v: rng.standard_normal(graph.type_of(v).shape).astype(np.float32)
-             for v in graph.inputs} for _ in range(count)]
+    bounds = {v: index_bound(graph, v) for v in graph.inputs
+              if graph.type_of(v).dtype.startswith("int")}
+
+    def sample(v):
+        t = graph.type_of(v)
+        if v in bounds:
+            return rng.integers(0, bounds[v] or 1, t.shape).astype(t.dtype)
+        return rng.standard_normal(t.shape).astype(np.float32)
+    return [{v: sample(v) for v in graph.inputs} for _ in range(count)]
 
 
 def calibration_samples(graph: Graph, ctx) -> list:
@@ -49,7 +58,8 @@ def _unstack(graph: Graph, sample: dict, i: int) -> list:
     parts = {}
     for v in graph.inputs:
         want = tuple(graph.type_of(v).shape)
-        a = np.asarray(sample[v], np.float32)
+        dtype = graph.type_of(v).dtype
+        a = np.asarray(sample[v], dtype if dtype.startswith("int") else np.float32)
         if a.shape == want:
             parts[v] = [a]
         elif a.shape[1:] == want:

@@ -7,6 +7,7 @@ import numpy as np
 from ..ir.graph import Graph, Node
 from ..ops import get_hook, has_trait
 from ..ops.common import per_channel
+from ..parallel import over_rows
 from .base import Pass, register_pass
 from .infer import infer_types
 from .rewrite import channel_axis, single_user
@@ -77,9 +78,15 @@ class FoldBatchNorm(Pass):
         scale, shift = _scale_shift(graph, bn)
         w = graph.constants[lin.inputs[1]]
         waxis = _WEIGHT_AXIS[lin.attrs.get("kernel_layout")]
-        # w * scale in float64, rounded once to w's dtype: one ufunc pass, no float64 copy
-        w_new = np.multiply(w, per_channel(scale, waxis, w.ndim), dtype=np.float64,
-                            out=np.empty(w.shape, w.dtype), casting="same_kind")
+        # w * scale in float64, rounded once to w's dtype: one ufunc pass, no float64 copy,
+        # in row blocks over the cores (compiler.parallel)
+        w_new = np.empty(w.shape, w.dtype)
+        s = per_channel(scale, waxis, w.ndim)
+
+        def fold_rows(lo: int, hi: int) -> None:
+            np.multiply(w[lo:hi], s[lo:hi] if s.shape[0] > 1 else s, dtype=np.float64,
+                        out=w_new[lo:hi], casting="same_kind")
+        over_rows(w.shape[0], w[:1].size, fold_rows)
         lin.inputs[1] = graph.add_constant(f"{lin.name}.weight_bn", w_new)
         b = graph.constants[bias_node.inputs[1]] if bias_node is not None else 0.0
         b_new = (np.asarray(b, np.float64) * scale + shift).astype(w.dtype)

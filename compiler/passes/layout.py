@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.graph import Graph, Node
+from ..parallel import over_rows
 from ..ops import has_trait
 from .base import Pass, register_pass
 from .rewrite import single_user
@@ -19,9 +20,12 @@ def hwio_copy(w: np.ndarray, tile: int = 64) -> np.ndarray:
     src = w.transpose(2, 3, 1, 0)
     out = np.empty(src.shape, w.dtype)
     cin, cout = src.shape[2:]
-    for i in range(0, cin, tile):
-        for o in range(0, cout, tile):
-            out[:, :, i:i + tile, o:o + tile] = src[:, :, i:i + tile, o:o + tile]
+
+    def copy_tiles(lo: int, hi: int) -> None:  # input-channel tiles [lo, hi)
+        for i in range(lo * tile, min(hi * tile, cin), tile):
+            for o in range(0, cout, tile):
+                out[:, :, i:i + tile, o:o + tile] = src[:, :, i:i + tile, o:o + tile]
+    over_rows(-(-cin // tile), w.size // max(1, -(-cin // tile)), copy_tiles)
     return out
 
 

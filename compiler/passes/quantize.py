@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import qscheme as qs
 from ..errors import QuantizationError
+from ..host import host_lookups
 from ..ir.graph import Graph, Node
 from ..ops import get_hook
 from .base import Pass, register_pass
@@ -73,6 +76,11 @@ def _host_boundaries(f: Graph) -> tuple:
     skip, inputs, outputs = set(), [], []
     for v in f.inputs:
         readers = users.get(v, [])
+        lookups = _host_lookups(f, v)
+        if lookups:
+            inputs += lookups
+            skip.update(b["qname"] for b in lookups)
+            continue
         perm, qname = None, v
         step = _host_step(readers[0]) if len(readers) == 1 and v not in f.outputs else None
         if step is not None and step[0] == "transpose":
@@ -91,6 +99,21 @@ def _host_boundaries(f: Graph) -> tuple:
     return inputs, outputs, skip
 
 
+def _host_lookups(f: Graph, v: str) -> list:
+    """Input bindings of an integer model input `v` (token ids) read by embedding lookups
+    (compiler.host.host_lookups): the host gathers the quantized table's rows into each
+    lookup's output, which the NPU reads as its input; [] for a float input."""
+    out = []
+    for n, (kind, (table, axis)) in host_lookups(f, v):
+        rows = f.constants[table]
+        out.append({"name": v, "qname": n.output, "perm": None,
+                    "scale": qs.act_scale(float(np.abs(rows).max())),
+                    "pre": [(kind, (table, axis))], "table": table,
+                    "shape": tuple(f.type_of(v).shape), "dtype": f.type_of(v).dtype,
+                    "index_bound": int(rows.shape[axis % rows.ndim])})
+    return out
+
+
 @register_pass("quantize")
 class Quantize(Pass):
     """int8 post-training quantization (the scheme in compiler/qscheme.py). Needs
@@ -105,8 +128,13 @@ class Quantize(Pass):
                                     "'quantize'")
         qz = _Quantizer(graph, calib["absmax"])
         inputs, outputs, skip = _host_boundaries(graph)
+        tables = {}
         for b in inputs:
-            b["scale"] = qz.calibrated(b["name"])
+            if "pre" not in b:
+                b["scale"] = qz.calibrated(b["name"])
+            else:  # the host's lookup reads the table quantized once, at the table's scale
+                tables.setdefault(b["table"], qs.quantize(graph.constants[b["table"]],
+                                                          b["scale"]))
             qz.scale[b["qname"]] = b["scale"]
             qz.q.add_input(b["qname"], graph.type_of(b["qname"]).with_dtype("int8"))
         for n in graph.nodes:
@@ -116,6 +144,7 @@ class Quantize(Pass):
         for b in outputs:
             b["scale"] = qz.scale[b["qname"]]
         q.outputs = [b["qname"] for b in outputs]
-        q.meta.update(host={"inputs": inputs, "outputs": outputs}, scales=dict(qz.scale),
+        q.meta.update(host={"inputs": inputs, "outputs": outputs, "tables": tables},
+                      scales=dict(qz.scale),
                       calibration=calib)
         return q

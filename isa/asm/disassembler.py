@@ -119,10 +119,17 @@ def disassemble(program: Program | bytes, indices: bool = True,
             by_index.setdefault(index, []).append(name)
         before = notes.notes.get(core, {})
         after = notes.comments.get(core, {})
+        # a program repeats a few instruction objects thousands of times (a compiled one
+        # shares them, a decoded one too): each is formatted once (alive for this call)
+        shown: dict = {}
         for i, instr in enumerate(program.instructions(core)):
-            lines += [f"; {_one_line(t)}" for t in before.get(i, ())]
-            lines += [f"{name}:" for name in by_index.pop(i, [])]
-            text = INDENT + format_instruction(instr)
+            if i in before:
+                lines += [f"; {_one_line(t)}" for t in before[i]]
+            if i in by_index:
+                lines += [f"{name}:" for name in by_index.pop(i)]
+            text = shown.get(id(instr))
+            if text is None:
+                text = shown[id(instr)] = INDENT + format_instruction(instr)
             if i in after:
                 text += f"  ; {_one_line(after[i])}"
             if indices:

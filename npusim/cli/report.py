@@ -68,4 +68,7 @@ def format_report(s: dict) -> str:
            f"top-1 agreement {fmt(s['top1_agree'], '.0%')}, SNR {fmt(s['snr_db'], '.1f')} dB)"
            if s["reference"] else " (no reference: timing only, or a saved artifact)"),
         f"compile {s['compile_s']:.1f} s  simulation {s['sim_wall_s']:.1f} s (wall)"]
+    lines += [f"on the host {'before' if h['side'] == 'input' else 'after'} the NPU: "
+              f"{h['model']} {'->' if h['side'] == 'input' else '<-'} {', '.join(h['steps'])}"
+              for h in s.get("host", [])]
     return "\n".join(lines)

@@ -26,9 +26,11 @@ def cfg(instr, state, dram, timing_only):
     except TargetCheckError as e:
         raise IllegalInstructionError(str(e)) from None
     regs, reg, value = state.regs[unit], state.reg_enum[f["reg"]], f["value"]
+    writes = state.reg_writes
 
     def commit():
         regs[reg] = value
+        writes[unit] += 1
     return ExecInfo(timing.cycles(state.hw, instr)), commit
 
 

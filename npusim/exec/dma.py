@@ -73,14 +73,16 @@ def dma_load(instr, state, dram, timing_only):
     if timing_only:
         return info, None
     raw = dram.strided(f["dram"], planes, plane_stride, rows, f["stride"], cols * eb)
-    # np.array copies: the load reads DRAM when it issues, even if the region changes later;
-    # C order, since a stride-0 view (rows repeated: a broadcast) copies in 'K' order as-is
-    data = np.array(raw, order="C").view(le_dtype(state.dtypes[buf])).reshape(planes, rows, cols)
     if prow != rows or pcol != cols:
+        # copied into the zero-padded tile now: the load reads DRAM when it issues
         tile = np.zeros((planes, prow, pcol), dtype=state.dtypes[buf])
-        tile[:, pt:pt + rows, pl:pl + cols] = data
+        tile[:, pt:pt + rows, pl:pl + cols] = raw.view(le_dtype(state.dtypes[buf]))
     else:
-        tile = data.astype(state.dtypes[buf], copy=False)
+        # np.array copies: the load reads DRAM when it issues, even if the region changes
+        # later; C order, since a stride-0 view (rows repeated: a broadcast) copies in 'K'
+        # order as-is
+        tile = np.array(raw, order="C").view(le_dtype(state.dtypes[buf])).reshape(
+            planes, rows, cols).astype(state.dtypes[buf], copy=False)
     return info, writer(state, buf, f["sram"], tile)
 
 

@@ -1,4 +1,4 @@
-"""Functional matrix engine: GEMM and CONV tiles through isa.semantics, costed by isa.timing."""
+"""Functional matrix engine: GEMM and CONV tiles by isa.semantics' rules, costed by isa.timing."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import numpy as np
 
 from isa import semantics, timing
 from isa.operands import cycle_operands, extents
+from npusim.exec import kernels
 from npusim.exec.operands import check_limit, check_sram, read, shape_key, writer
 from npusim.exec.state import ExecInfo
 from npusim.faults import IllegalInstructionError
@@ -96,24 +97,41 @@ def _im2col(oh, ow, kh, kw, cin, padded_w, stride, dilation) -> np.ndarray:
     return idx.reshape(oh * ow, kh * kw * cin)
 
 
+def _gemm_shape(instr, state):
+    """(((operand, extent count), ...), ExecInfo) of a gemm tile; faults as the instruction
+    does when its shape exceeds the array."""
+    f = instr.fields
+    hw = state.hw
+    _check_array_limits(instr, hw)
+    counts = tuple((name, extent.count)
+                   for name, extent in extents(instr, state.regs["matrix"]).items())
+    info = ExecInfo(timing.cycles(hw, instr, **f), macs=f["m"] * f["k"] * f["n"],
+                    sram=tuple(SRAM_TRAFFIC[hw.dataflow](state, f["m"], [f["k"]], f["n"],
+                                                         bool(f["acc"])).items()))
+    return counts, info
+
+
 def gemm(instr, state, dram, timing_only):
     f = instr.fields
     m, k, n = f["m"], f["k"], f["n"]
-    hw = state.hw
-    _check_array_limits(instr, hw)
-    for name, extent in extents(instr, state.regs["matrix"]).items():
-        check_sram(state, name, f[name], extent.count, name)
-    info = ExecInfo(timing.cycles(hw, instr, **f), macs=m * k * n,
-                    sram=tuple(SRAM_TRAFFIC[hw.dataflow](state, m, [k], n, bool(f["acc"]))
-                               .items()))
+    # as conv: worked out once per shape in a run, the bounds checked each time
+    key = (*shape_key(instr, state.hw.dataflow), *state.regs["matrix"].values())
+    shape = state.shapes.get(key)
+    if shape is None:
+        shape = state.shapes[key] = _gemm_shape(instr, state)
+    counts, info = shape
+    for name, count in counts:
+        check_sram(state, name, f[name], count, name)
     if timing_only:
         return info, None
-    a = read(state, "ibuf", f["ibuf"], m * k).reshape(m, k)
-    w = read(state, "wbuf", f["wbuf"], k * n)
+    # computed now, at issue (kernels.gemm makes new arrays): the sources need no copies
+    buffers = state.buffers
+    a = buffers["ibuf"][f["ibuf"]:f["ibuf"] + m * k].reshape(m, k)
+    w = buffers["wbuf"][f["wbuf"]:f["wbuf"] + k * n]
     # wt = 1: the tile is stored n x k (Kᵀ of Q·Kᵀ as DMA loads K, tokens x head_dim)
     w = w.reshape(n, k).T if f["wt"] else w.reshape(k, n)
-    acc = read(state, "abuf", f["abuf"], m * n).reshape(m, n) if f["acc"] else None
-    out = semantics.gemm(a, w, acc).astype(state.dtypes["abuf"], copy=False)
+    acc = buffers["abuf"][f["abuf"]:f["abuf"] + m * n].reshape(m, n) if f["acc"] else None
+    out = kernels.gemm(a, w, acc).astype(state.dtypes["abuf"], copy=False)
     return info, writer(state, "abuf", f["abuf"], out)
 
 
@@ -134,13 +152,18 @@ def conv(instr, state, dram, timing_only):
     if timing_only:
         return info, None
     # isa.semantics.conv2d's im2col as one gather from the zero-padded input, its indices
-    # worked out once per shape; the same (oh*ow, kh*kw*cin) matrix goes to semantics.gemm
+    # worked out once per shape; the same (oh*ow, kh*kw*cin) matrix goes to the gemm
     in_h, in_w = f["in_h"], f["in_w"]
     pt, pl, pb, pr = (regs["conv_pad_top"], regs["conv_pad_left"], regs["conv_pad_bottom"],
                       regs["conv_pad_right"])
     x = state.buffers["ibuf"][f["ibuf"]:f["ibuf"] + in_h * in_w * cin]
     if pt or pl or pb or pr:
-        padded = np.zeros((in_h + pt + pb, in_w + pl + pr, cin), dtype=x.dtype)
+        # one zero-bordered scratch per shape: only its interior is written, and the gather
+        # below copies out of it before anything else can
+        padded = state.shapes.get(("padded", key))
+        if padded is None:
+            padded = state.shapes[("padded", key)] = np.zeros(
+                (in_h + pt + pb, in_w + pl + pr, cin), dtype=x.dtype)
         padded[pt:pt + in_h, pl:pl + in_w] = x.reshape(in_h, in_w, cin)
         x = padded.reshape(-1)
     gather = state.shapes.get(("im2col", key))
@@ -149,10 +172,10 @@ def conv(instr, state, dram, timing_only):
             oh, ow, kh, kw, cin, in_w + pl + pr, (regs["conv_stride_h"], regs["conv_stride_w"]),
             (regs["conv_dilation_h"], regs["conv_dilation_w"]))
     w = state.buffers["wbuf"][f["wbuf"]:f["wbuf"] + kh * kw * cin * cout]
-    acc = read(state, "abuf", f["abuf"], oh * ow * cout).reshape(oh * ow, cout) \
+    acc = state.buffers["abuf"][f["abuf"]:f["abuf"] + oh * ow * cout].reshape(oh * ow, cout) \
         if f["acc"] else None
     # computed now, at issue: the sources need no copy of their own
-    out = semantics.gemm(x[gather], w.reshape(kh * kw * cin, cout), acc)
+    out = kernels.gemm(x[gather], w.reshape(kh * kw * cin, cout), acc)
     return info, writer(state, "abuf", f["abuf"], out.astype(state.dtypes["abuf"], copy=False))
 
 

@@ -54,5 +54,8 @@ class CoreState:
                          if r.unit == UNIT_CLASS[u]} for u in self.units}
         # what an instruction shape costs (npusim.exec handlers), worked out once per run
         self.shapes: dict = {}
+        # writes to each unit's registers so far (cfg's commit): what a handler checked against
+        # them holds while this is unchanged (the units' timing-only memo, npusim.units.base)
+        self.reg_writes = dict.fromkeys(self.units, 0)
         # Used only by execute() on its own; inside simulate() semaphores are SimPy Containers.
         self.semaphores = [0] * target.semaphores

@@ -6,6 +6,7 @@ import numpy as np
 
 from isa import semantics, timing
 from isa.operands import cycle_operands, extents
+from npusim.exec import kernels
 from npusim.exec.operands import check_sram, read, require_int_mode, shape_key, writer
 from npusim.exec.state import ExecInfo
 from npusim.faults import IllegalInstructionError
@@ -80,7 +81,7 @@ def _binary(compute):
 
 
 def _elementwise(op):
-    return _binary(lambda a, b, f, dt: semantics.elementwise(op, a, b, dt))
+    return _binary(lambda a, b, f, dt: kernels.elementwise(op, a, b, dt))
 
 
 def vrequant(instr, state, dram, timing_only):
@@ -94,16 +95,26 @@ def vrequant(instr, state, dram, timing_only):
             hint="load the requantization table into abuf and point src1 at it")
     if timing_only:
         return info, None
-    a = read(state, names["src0"], f["src0"], n)
-    params = read(state, "abuf", f["src1"], 2 * c)
-    mult, shift = params[0::2], params[1::2]
-    bad = np.flatnonzero((shift < 0) | (shift > REQUANT_SHIFT_MAX))
-    if bad.size:
-        i = int(bad[0])
-        raise IllegalInstructionError(
-            f"vrequant shift of channel {i} is {int(shift[i])}, outside 0..{REQUANT_SHIFT_MAX} "
-            f"(abuf[{f['src1'] + 2 * i + 1}])", hint="check the requantization table in abuf")
-    out = semantics.requantize(a, mult, shift, f["zp"], bool(f["relu"]), c)
+    # computed now, at issue: the sources need no copy of their own
+    a = state.buffers[names["src0"]][f["src0"]:f["src0"] + n]
+    params = state.buffers["abuf"][f["src1"]:f["src1"] + 2 * c]
+    # a layer's table serves all its tiles: checked and widened once per distinct table
+    key = ("vrequant", params.tobytes())
+    table = state.shapes.get(key)
+    if table is None:
+        mult, shift = params[0::2], params[1::2]
+        bad = np.flatnonzero((shift < 0) | (shift > REQUANT_SHIFT_MAX))
+        if bad.size:
+            i = int(bad[0])
+            raise IllegalInstructionError(
+                f"vrequant shift of channel {i} is {int(shift[i])}, outside "
+                f"0..{REQUANT_SHIFT_MAX} (abuf[{f['src1'] + 2 * i + 1}])",
+                hint="check the requantization table in abuf")
+        table = state.shapes[key] = (mult.copy(), shift.copy(), kernels.requant_table(mult, shift))
+    if n % c:
+        out = kernels.requantize(a, table[0], table[1], f["zp"], bool(f["relu"]), c)
+    else:
+        out = kernels.requantize_by(a, table[2], f["zp"], bool(f["relu"]))
     dtype = state.dtypes[names["dst"]]
     # requantize saturates to int8 already: saturating again to an int8 buffer is the identity
     return info, writer(state, names["dst"], f["dst"],
@@ -188,7 +199,7 @@ HANDLERS = {
     "vclip": _unary(lambda a, f, dt: semantics.clip(a, f["lo"], f["hi"], dt)),
     "vshr": _vshr,
     "vcopy": _unary(lambda a, f, dt: semantics.saturate(a, dt)),
-    "vbias": _binary(lambda a, b, f, dt: semantics.bias_add(a, b, f["channels"], dt)),
+    "vbias": _binary(lambda a, b, f, dt: kernels.bias_add(a, b, f["channels"], dt)),
     "vrequant": vrequant,
     "vlut": vlut,
     "vmaxpool": _pool("max"), "vsumpool": _pool("sum"),

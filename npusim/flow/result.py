@@ -35,6 +35,7 @@ class Result:
     backends: dict | None = None      # compare()'s entries by label, once compared
     keep_trace: bool = False
     layer_spans: list | None = field(default=None, repr=False)  # the Perfetto layer track
+    host: list = field(default_factory=list)  # the host's steps around the NPU (host_steps)
 
     @classmethod
     def collect(cls, compiled, sim, *, feeds, device_inputs, outputs, keep_trace) -> "Result":
@@ -45,7 +46,8 @@ class Result:
         if not keep_trace:  # the layer table was its only reader: free the rows
             sim._rows, sim._trace, sim._queue_stalls = None, None, None
         return cls(compiled.name, sim.target, sim, rows, compiled.compile_s, feeds,
-                   device_inputs, outputs, keep_trace=keep_trace, layer_spans=spans)
+                   device_inputs, outputs, keep_trace=keep_trace, layer_spans=spans,
+                   host=host_steps(compiled.artifact))
 
     # ---- the measurements ------------------------------------------------------------------
 
@@ -140,8 +142,20 @@ class Result:
                "compile_s": self.compile_s, "instructions": int(self.sim.instructions),
                "dram_bytes": int(sum(self.sim.dram_bytes.values())),
                "timing_only": self.sim.timing_only, "races": len(self.sim.races),
-               "layers": rows}
+               "layers": rows, "host": self.host}
         if self.backends is not None:
             out["backends"] = self.backends
         return out
 
+
+
+def host_steps(artifact) -> list:
+    """What runs on the host, not the NPU, besides (de)quantizing, in the order of a run: per
+    input its steps before the NPU reads it (an embedding lookup of token ids), per output
+    its steps after (a final softmax, a layout change); the --json "host" field."""
+    from compiler.host import describe_step
+    out = [{"side": "input", "model": e.model_name, "tensor": e.name,
+            "steps": [describe_step(k, a) for k, a in e.pre]} for e in artifact.inputs if e.pre]
+    return out + [{"side": "output", "model": e.model_name, "tensor": e.name,
+                   "steps": [describe_step(k, a) for k, a in e.post]}
+                  for e in artifact.outputs if e.post]

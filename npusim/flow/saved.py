@@ -119,7 +119,7 @@ def load(path):
     verdict = Verification(**doc["verification"]) if doc.get("verification") else None
     result = Result(doc["name"], target, sim, doc["result"]["layers"], doc["compile_s"],
                     feeds=None, verification=verdict, backends=doc.get("backends"),
-                    keep_trace=frame is not None)
+                    keep_trace=frame is not None, host=doc["result"].get("host", []))
     return result
 
 

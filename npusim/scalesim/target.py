@@ -13,6 +13,12 @@ from .errors import ScaleSimError
 # setup cycles and the layer's first loads and last stores stay (they are not the memory).
 CALC_DRAM = {"dram-bw": 1024, "dram-latency": 0}
 ABUF_PER_OFMAP = 4  # SCALE-Sim's ofmap SRAM holds the partial sums: as many int32 words
+# SCALE-Sim has no post-processing; an epilogue slower than the array makes our compiler split
+# a layer into more tiles to overlap it, which refills the array. The epilogue is about two
+# vector instructions per output (bias and requantize), and the array emits up to C outputs
+# a cycle: two vector lanes per array column (the npu kind's 16 at least, its 64 at most)
+LANES = (16, 64)
+LANES_PER_COLUMN = 2
 # the largest accumulator the npu kind has (32 MiB: what its element addresses reach)
 _ABUF_MAX_KB = get_target_kind("npu").attr("abuf-kb").max
 
@@ -22,7 +28,9 @@ def target_attrs(config: ScaleConfig) -> dict:
     attrs = {"array": f"{config.array_rows}x{config.array_cols}",
              "ibuf-kb": config.ifmap_sram_kb, "wbuf-kb": config.filter_sram_kb,
              "obuf-kb": config.ofmap_sram_kb,
-             "abuf-kb": min(_ABUF_MAX_KB, ABUF_PER_OFMAP * config.ofmap_sram_kb)}
+             "abuf-kb": min(_ABUF_MAX_KB, ABUF_PER_OFMAP * config.ofmap_sram_kb),
+             "vector-lanes": min(LANES[1],
+                                 max(LANES[0], LANES_PER_COLUMN * config.array_cols))}
     if config.bandwidth_mode == "CALC":
         attrs.update(CALC_DRAM)
     else:
@@ -41,7 +49,9 @@ def config_target(config: ScaleConfig, overrides: str = "") -> Target:
     """The Target of `config`, plus `overrides` (target-string attributes such as
     '-dma-engines=4', applied last)."""
     attrs = target_attrs(config)
-    text = "npu " + " ".join(f"-{k}={v}" for k, v in attrs.items())
+    # an attribute the overrides set replaces the config's (a target string takes each once)
+    given = {t[1:].split("=", 1)[0] for t in overrides.split() if t.startswith("-")}
+    text = "npu " + " ".join(f"-{k}={v}" for k, v in attrs.items() if k not in given)
     try:
         for name, value in attrs.items():  # one at a time, so an error names its key
             Target.from_string(f"npu -{name}={value}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from isa import timing
 from npusim import exec as exec_pkg
 from npusim.exec.control import check_semaphore
@@ -9,8 +11,9 @@ from npusim.faults import SimulationFault, SyncFault, disassemble
 from npusim.units.sync import InstrQueue
 
 COUNTERS = ("busy", "stall_token", "stall_dram", "stall_queue", "stall_barrier")
-# how run() executes an instruction (Unit.prepare): compared by identity, once per instruction
-PLAIN, SIGNAL, WAIT, SPECIAL = "plain", "signal", "wait", "special"
+# how run() executes an instruction (Unit.prepare): compared by identity, once per instruction;
+# FAULT: a routed fault (Core.route), raised by dispatch when it reaches it
+PLAIN, SIGNAL, WAIT, SPECIAL, FAULT = "plain", "signal", "wait", "special", "fault"
 
 
 class Unit:
@@ -29,32 +32,45 @@ class Unit:
         self.infos: list = []             # the ExecInfo of every instruction run (work totals)
         self.instructions = 0
         self.waiting: str | None = None   # what a blocked instruction waits for (deadlock report)
-        self.current = None               # (index, instr) in flight
+        self.current = None               # the queue entry (index, instr, ...) in flight
         self.earliest_end = 0             # the current instruction cannot end before this
+        # timing-only: id(instr) -> (its unit's register writes then, ExecInfo) of what ran
+        # here: a decoded stream repeats one Instruction per word, whose checks passed and
+        # whose cost is known while the unit's registers are unchanged (CoreState.reg_writes);
+        # a functional run computes data every time
+        self.memo = {} if core.timing_only else None
+        self.blocked = 0                  # a wait's cycles while its semaphore is 0, else 0
         self.env.process(self.run())
 
     @property
     def full_name(self) -> str:
         return f"core{self.core.index}.{self.name}"
 
+    def _distinct_infos(self) -> list:
+        """(ExecInfo, how many instructions ran with it): one ExecInfo serves every instruction
+        of a shape (npusim.exec handlers), so the totals sum a few hundred, not every one."""
+        ids = Counter(map(id, self.infos))
+        objects = dict(zip(map(id, self.infos), self.infos))
+        return [(objects[i], n) for i, n in ids.items()]
+
     @property
     def sram_bytes(self) -> dict:
         """SRAM bytes by buffer, for the energy model (npusim.hw.energy), summed when asked."""
         out: dict = {}
-        for info in self.infos:
+        for info, count in self._distinct_infos():
             for buf, n in info.sram:
-                out[buf] = out.get(buf, 0) + n
+                out[buf] = out.get(buf, 0) + n * count
         return out
 
     @property
     def work(self) -> dict:
         """MACs, SRAM bytes, vector element-ops, DRAM bytes and instructions run so far (summed
         when asked: one append per instruction instead of five counter updates)."""
-        infos = self.infos
-        return {"macs": sum(i.macs for i in infos),
-                "sram_bytes": sum(i.sram_bytes for i in infos),
-                "vector_ops": sum(i.vector_ops for i in infos),
-                "dram_bytes": sum(i.dram_bytes for i in infos),
+        infos = self._distinct_infos()
+        return {"macs": sum(i.macs * n for i, n in infos),
+                "sram_bytes": sum(i.sram_bytes * n for i, n in infos),
+                "vector_ops": sum(i.vector_ops * n for i, n in infos),
+                "dram_bytes": sum(i.dram_bytes * n for i, n in infos),
                 "instructions": self.instructions}
 
     def prepare(self, instr) -> tuple:
@@ -71,6 +87,25 @@ class Unit:
                 sem if sem < self.core.state.semaphore_count else None, cycles)
         return PLAIN, exec_pkg.HANDLERS[ref]
 
+    def busy_past(self, cycle: int) -> bool:
+        """This unit cannot take an entry put behind its queued ones at or before `cycle`: its
+        current instruction and every queued one before it take at least that long (a wait
+        blocked on its semaphore ends its cycles after a signal, which has not come yet; a
+        queued sync op takes its cycles, a DMA transfer its setup and latency, others >= 0)."""
+        reach = self.earliest_end
+        if self.blocked:
+            reach = max(reach, self.env.now + self.blocked)
+        for entry in self.queue.items:
+            if reach > cycle:
+                return True
+            kind = entry[4]
+            reach = max(reach, entry[3]) + (entry[5][1] if kind is SIGNAL or kind is WAIT else
+                                            self.least_cycles if kind is SPECIAL else 0)
+        return reach > cycle
+
+    # the fewest cycles an instruction run by execute() takes (DmaUnit: a transfer's)
+    least_cycles = 0
+
     def _own_sync(self) -> bool:
         """signal/wait are inline in run() unless a subclass or a test replaced them."""
         return type(self).signal is _SIGNAL and type(self).wait is _WAIT
@@ -79,12 +114,15 @@ class Unit:
         """One line: what this unit is doing now (for deadlock and cycle-limit reports)."""
         if self.current is None:
             return "idle (queue empty)"
-        index, instr = self.current
+        index, instr = self.current[:2]
         doing = self.waiting or "executing"
         return f"{doing} at [{index}] {disassemble(instr)}"
 
     # spec refs this class runs with execute() (DMA transfers); the others are inline in run()
     SPECIAL = frozenset()
+    # a blocked wait is woken once, its cycles after the signal's put (Semaphore.put); a DMA
+    # channel's two events decide DRAM-port ties (docs/timing.md, "Events")
+    FUSE_WAITS = True
 
     def run(self):
         env, core, queue = self.env, self.core, self.queue
@@ -94,6 +132,8 @@ class Unit:
         races = core.system.races
         core_index, name = core.index, self.name
         items = queue.items
+        memo, reg_writes = self.memo, state.reg_writes
+        fuse_waits = self.FUSE_WAITS and races is None
         while True:
             if items and queue.putter is None:  # queue.get(), inline: the common case
                 entry = items.popleft()
@@ -102,11 +142,13 @@ class Unit:
                 if entry is None:  # an idle unit sleeps until dispatch puts something
                     entry = yield queue.wait()
             index, instr, dispatched, ready, kind, arg = entry
-            now = env.now
+            # SimPy's Environment.now is a property over _now: read directly, several times
+            # per instruction
+            now = env._now
             if ready > now:  # dispatched ahead: the entry enters the queue at `ready`
                 yield timeout(ready - now)
-                now = env.now
-            self.current = (index, instr)
+                now = env._now
+            self.current = entry
             start = now
             token = dram_stall = 0
             info = None
@@ -121,9 +163,9 @@ class Unit:
                     box = semaphores[sem]
                     if box.level >= box.capacity:
                         raise _overflow(sem, box)
-                    if box.waiters:  # box.put(), inline
-                        box.waiters.popleft().succeed()
-                    else:
+                    if box.waiters:
+                        box.put()
+                    else:  # box.put(), inline
                         box.level += 1
                     if races is not None:
                         races.signal(self, sem)
@@ -135,24 +177,36 @@ class Unit:
                     box = semaphores[sem]
                     if box.level:  # box.get(), inline: taken at once
                         box.level -= 1
-                        req = None
-                    else:
-                        req = box.get()
-                    if req is not None:
+                        if races is not None:
+                            races.wait(self, sem)
+                        # its cycles (one: the sync rule) count once the semaphore is positive
+                        yield timeout(cycles)
+                    elif fuse_waits:
+                        # woken by the signal's put `cycles` after it, in one event
                         self.waiting = f"wait sem={sem} (value 0)"
-                        yield req
-                        token = env.now - start
+                        self.blocked = cycles  # it ends `cycles` after a signal, at the soonest
+                        token = (yield box.get(cycles, self)) - start
                         counters["stall_token"] += token
-                        self.waiting = None
-                    if races is not None:
-                        races.wait(self, sem)
-                    # its cycles (one: the sync rule) count once the semaphore is positive
-                    yield timeout(cycles)
+                    else:
+                        self.waiting = f"wait sem={sem} (value 0)"
+                        self.blocked = cycles
+                        yield box.get(0, self)
+                        token = env._now - start
+                        counters["stall_token"] += token
+                        if races is not None:  # it learns of the signal in the put's cycle
+                            races.wait(self, sem)
+                        yield timeout(cycles)
                 elif kind is PLAIN:  # Unit.execute of a plain instruction, without its generator
-                    try:
-                        info, commit = arg(instr, state, dram, timing_only)
-                    except SimulationFault as e:
-                        raise e.locate(instr=instr)
+                    known = memo.get(id(instr)) if memo is not None else None
+                    if known is not None and known[0] == reg_writes[name]:
+                        info, commit = known[1], None
+                    else:
+                        try:
+                            info, commit = arg(instr, state, dram, timing_only)
+                        except SimulationFault as e:
+                            raise e.locate(instr=instr)
+                        if memo is not None and commit is None:
+                            memo[id(instr)] = (reg_writes[name], info)
                     if races is not None:  # observes only: checked when the instruction starts
                         races.access(self, instr)
                     self.earliest_end = start + info.cycles
@@ -165,7 +219,7 @@ class Unit:
             except SimulationFault as e:
                 raise e.locate(core=core_index, unit=name, index=index, instr=instr,
                                cycle=env.now) from None
-            end = env.now
+            end = env._now
             counters["busy"] += end - start - token - dram_stall
             self.instructions += 1
             if info is not None:

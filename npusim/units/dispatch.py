@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from isa import timing
 from npusim.faults import SimulationFault, disassemble
-from npusim.units.base import COUNTERS
+from npusim.units.base import COUNTERS, FAULT
 
 
 class Dispatcher:
@@ -28,11 +28,12 @@ class Dispatcher:
     def __init__(self, core, entries: list):
         self.core = core
         self.env = core.env
-        self.entries = entries  # (instr, Unit or None) per index, or a fault to raise there
+        self.entries = entries  # (instr, Unit or None, kind, arg) per index (Core.route)
         self.counters = dict.fromkeys(COUNTERS, 0)
         self.work = {"instructions": 0}
         self.finished = False
-        self.waiting: str | None = None
+        # what dispatch waits for: a reason, or the Unit whose queue is full (worded by status())
+        self.waiting = None
         self.current = None
         self.clock = 0            # when the next dispatch starts (>= env.now: issuing ahead)
         self._ahead = None        # (first index, its start) of the instructions issued ahead
@@ -48,6 +49,8 @@ class Dispatcher:
             return "finished (halt or end of program)"
         current = self.current
         waiting = self.waiting if self.env.now >= self._waiting_from else None
+        if waiting is not None and not isinstance(waiting, str):
+            waiting = f"queue of {waiting.full_name} full ({self.core.target.queue_depth} entries)"
         if self._ahead is not None:  # issued ahead: the one whose dispatch spans env.now
             first, t0 = self._ahead
             step = timing.RULES["dispatch"](self.core.state.hw) or 1
@@ -55,11 +58,11 @@ class Dispatcher:
             if current is not None:
                 index = min(index, current[0])
             entry = self.entries[index] if index < len(self.entries) else None
-            if isinstance(entry, tuple):
+            if entry is not None and entry[2] is not FAULT:
                 current = (index, entry[0])
         if current is None:
             return "dispatching"
-        index, instr = current
+        index, instr = current[:2]  # (index, instr), or the queue entry it waits to put
         return f"{waiting or 'dispatching'} at [{index}] {disassemble(instr)}"
 
     def run(self):
@@ -69,13 +72,7 @@ class Dispatcher:
         d = dispatch_cycles = timing.RULES["dispatch"](hw)  # issuing any instruction to a unit
         clock = env.now
         busy = 0  # dispatch cycles, added to counters["busy"] at the end
-        for index, entry in enumerate(self.entries):
-            if isinstance(entry, SimulationFault):
-                self.current = None
-                yield from self._until(clock, d)
-                self._ahead = None
-                raise entry.locate(core=core.index, unit=self.name, index=index, cycle=env.now)
-            instr, unit, kind, arg = entry
+        for index, (instr, unit, kind, arg) in enumerate(self.entries):
             start = clock
             if unit is not None:
                 put_at = clock = start + d
@@ -84,22 +81,23 @@ class Dispatcher:
                 queue = unit.queue
                 # issue ahead: room now is room at put_at, and a unit busy past put_at takes
                 # the entry from its queue at the same moment as if it had gone in at put_at
-                if unit.earliest_end > put_at and len(queue.items) < queue.capacity:
+                # (busy past it: with its current instruction, or with the queued ones too)
+                if len(queue.items) < queue.capacity and (unit.earliest_end > put_at or (
+                        (queue.items or unit.blocked) and unit.busy_past(put_at))):
                     if self._ahead is None:
                         self._ahead = (index, start)
                     queue.items.append((index, instr, start, put_at, kind, arg))
                     if put_at > core.last_activity:
                         core.last_activity = put_at
                     continue
-                self.current = (index, instr)
-                entry = (index, instr, start, put_at, kind, arg)
-                if put_at > env.now and len(queue.items) >= queue.capacity \
+                self.current = entry = (index, instr, start, put_at, kind, arg)
+                now = env._now  # Environment.now's value, read directly (Unit.run)
+                if put_at > now and len(queue.items) >= queue.capacity \
                         and unit.earliest_end > put_at:
                     # full now and still at put_at (its unit takes nothing before it ends):
                     # wait for room from now, with no timeout to put_at; the stall counts
                     # from put_at, as it would have
-                    self.waiting = (f"queue of {unit.full_name} full "
-                                    f"({core.target.queue_depth} entries)")
+                    self.waiting = unit  # its full queue (status() words it)
                     self._waiting_from = put_at
                     yield queue.put_wait(entry)
                     self._ahead = None
@@ -110,16 +108,15 @@ class Dispatcher:
                     clock = env.now
                     core.last_activity = env.now
                     continue
-                if put_at > env.now:  # self._until(put_at, d), inline: most dispatches
-                    if start > env.now:
-                        yield env.timeout(start - env.now)
-                    yield env.timeout(put_at - env.now)
+                if put_at > now:  # self._until(put_at, d), inline: most dispatches
+                    if start > now:
+                        yield env.timeout(start - now)
+                    yield env.timeout(put_at - env._now)
                 self._ahead = None
                 if len(queue.items) < queue.capacity:
                     queue.put(entry)
                 else:  # the unit's queue is full: dispatch stalls in order
-                    self.waiting = (f"queue of {unit.full_name} full "
-                                    f"({core.target.queue_depth} entries)")
+                    self.waiting = unit
                     self._waiting_from = t0 = env.now
                     yield queue.put_wait(entry)
                     counters["stall_queue"] += env.now - t0
@@ -127,8 +124,13 @@ class Dispatcher:
                     if trace is not None:  # per instruction: the trace's stall_queue column
                         core.system.queue_stall_rows.append((core.index, index, t0, env.now))
                     clock = env.now
-                core.last_activity = env.now
+                core.last_activity = env._now
                 continue
+            if kind is FAULT:  # instr is the fault (Core.route)
+                self.current = None
+                yield from self._until(clock, d)
+                self._ahead = None
+                raise instr.locate(core=core.index, unit=self.name, index=index, cycle=env.now)
             self.current = (index, instr)
             yield from self._until(clock, d)  # its own instructions run in the present
             self._ahead = None

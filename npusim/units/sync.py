@@ -77,27 +77,40 @@ class InstrQueue:
 
 
 class Semaphore:
-    """A counting semaphore: a simpy.Container of `capacity` with put(1)/get(1), FIFO waiters."""
+    """A counting semaphore: a simpy.Container of `capacity` with put(1)/get(1), FIFO waiters.
+
+    A waiter may ask to be woken `delay` cycles after the put that serves it (a wait
+    instruction's own cycles, which start when the semaphore turns positive): one event,
+    scheduled by the put, instead of a wake-up that schedules a timeout. The event's value is
+    the cycle of the put; the waiting unit's `waiting` and `blocked` are cleared then.
+    """
 
     def __init__(self, env, capacity: int):
         self.env = env
         self.capacity = capacity
         self.level = 0
-        self.waiters: deque = deque()
+        self.waiters: deque = deque()  # (event, delay, unit or None), oldest first
 
     def put(self) -> None:
         if self.waiters:  # the oldest waiter takes it now
-            self.waiters.popleft().succeed()
+            ev, delay, unit = self.waiters.popleft()
+            if unit is not None:
+                unit.waiting = None
+                unit.blocked = 0
+            if delay:
+                succeed_later(ev, self.env._now, delay)
+            else:
+                ev.succeed(self.env._now)
         else:
             self.level += 1
 
-    def get(self):
-        """None when taken now, else the event a waiter yields."""
+    def get(self, delay: int = 0, unit=None):
+        """None when taken now, else the event a waiter yields (see the class)."""
         if self.level:
             self.level -= 1
             return None
         ev = Event(self.env)
-        self.waiters.append(ev)
+        self.waiters.append((ev, delay, unit))
         return ev
 
 
@@ -107,19 +120,19 @@ class Port:
     def __init__(self, env):
         self.env = env
         self.busy = False
-        self.queue: deque = deque()   # waiting requests, oldest first
+        self.queue: deque = deque()   # (event, the requester's tag) of waiting requests, oldest first
 
-    def request(self):
+    def request(self, tag=None):
         """None when granted now, else the event the requester yields."""
         if not self.busy:
             self.busy = True
             return None
         ev = Event(self.env)
-        self.queue.append(ev)
+        self.queue.append((ev, tag))
         return ev
 
     def release(self) -> None:
         if self.queue:  # handed to the oldest waiting request now
-            self.queue.popleft().succeed()
+            self.queue.popleft()[0].succeed()
         else:
             self.busy = False

@@ -173,3 +173,24 @@ def test_an_onnx_file_fingerprint_covers_its_external_data(tmp_path):
     raw[0] ^= 1
     data.write_bytes(bytes(raw))
     assert cache.model_fingerprint(str(path)) != before
+
+
+def test_arrays_round_trip_out_of_band(cache_dir):
+    """An entry keeps its arrays' data out of the pickle (aligned, read back in place): every
+    layout and dtype comes back equal, and a flipped byte in an array's data is caught."""
+    values = {"c": np.arange(24, dtype=np.int8).reshape(2, 3, 4),
+              "f": np.asfortranarray(np.arange(12, dtype=np.float32).reshape(3, 4)),
+              "strided": np.arange(20, dtype=np.int32)[::3], "empty": np.zeros((0, 3)),
+              "scalar": np.float64(2.5), "text": "x" * 100}
+    cache.store("k", values)
+    got = cache.load("k")
+    assert got.keys() == values.keys() and got["text"] == values["text"]
+    for k in ("c", "f", "strided", "empty", "scalar"):
+        assert np.array_equal(got[k], values[k]) and got[k].dtype == values[k].dtype
+    assert got["f"].flags.f_contiguous and got["c"].flags.aligned
+    path, = entries(cache_dir)
+    data = bytearray(path.read_bytes())
+    at = bytes(data).index(bytes(values["c"]))  # the int8 array's data, outside the pickle
+    data[at + 5] ^= 1
+    path.write_bytes(bytes(data))
+    assert cache.load("k") is None

@@ -77,3 +77,24 @@ def test_host_quantize_dequantize():
     q = qs.quantize(np.array([0.0, 0.25, -1.0, 100.0]), 0.5)
     assert q.tolist() == [0, 0, -2, 127]                  # 0.5 -> 0 (half to even)
     assert qs.dequantize(q, 0.5).tolist() == [0.0, 0.0, -1.0, 63.5]
+
+
+def test_quantize_weights_chunked_path_is_the_one_pass_result():
+    """Channel-last weights past one working buffer are quantized row block by row block:
+    the same int8 values and scales as dividing the whole tensor at once (float64), with
+    a zero channel, a ragged last block and the other axes through the one-pass path."""
+    import numpy as np
+    from compiler.ops.common import per_channel
+    from compiler.qscheme import CHUNK, QMAX, quantize_weights, weight_scales
+    rng = np.random.default_rng(5)
+    w = rng.standard_normal((3, 3, 301, 64)).astype(np.float32) * 0.1
+    w[..., 7] = 0.0
+    assert w.size > CHUNK and (w.size // 64) % (CHUNK // 64)
+    for axis in (-1, 0, 2):
+        s = weight_scales(w, axis)
+        q = np.divide(w, per_channel(s, axis % 4, 4), dtype=np.float64)
+        want = np.clip(np.rint(q), -QMAX, QMAX).astype(np.int8)
+        got, scales = quantize_weights(w, axis)
+        assert got.dtype == np.int8 and np.array_equal(got, want) and np.array_equal(scales, s)
+    absmax = np.abs(w).max(axis=(0, 1, 2)).astype(np.float64)  # the |w| form it replaced
+    assert np.array_equal(weight_scales(w, -1), np.where(absmax > 0, absmax / QMAX, 1.0))

@@ -85,3 +85,24 @@ def test_softmax_over_a_middle_axis_runs_on_the_npu_bit_exact():
     assert kinds.count("softmax") == 1 and kinds.count("copy") == 2  # moved last and back
     r = flow.simulate(c)
     assert flow.verify(c, r).bit_exact is True
+
+
+@pytest.mark.parametrize("keys", [16, 197, 1000])
+def test_unnormalized_softmax_and_row_divided_pv_are_close_to_float(keys):
+    """P' = round(127 exp(x - max)) (each row's largest 127) then P'.V divided by P''s row
+    sums: within about one output step of softmax(x) @ v, where P at one per-tensor scale
+    leaves probabilities of ~1/keys one or two steps."""
+    from compiler.ops.attention import row_norm_params
+    rng = np.random.default_rng(keys)
+    s_x, s_v = 0.03, 0.02
+    x = rng.integers(-128, 128, (6, keys)).astype(np.int8)
+    v = rng.integers(-128, 128, (keys, 32)).astype(np.int8)
+    ref = softmax(x.astype(np.float64) * s_x, -1) @ (v.astype(np.float64) * s_v)
+    s_out = np.abs(ref).max() / 127
+    attrs = dict(_softmax_attrs(s_x, 1 / 127), normalize=False)
+    p = softmax_int(x, None, attrs)
+    assert p.max(axis=1).tolist() == [127] * 6  # every row's largest
+    mm = get_op("qnn.matmul")
+    a = mm.normalize_attrs(dict(mult=1, shift=0, **row_norm_params(s_v / s_out, keys)))
+    y = mm.compute([p, v], a).astype(np.float64) * s_out
+    assert np.abs(y - ref).max() <= 1.5 * s_out

@@ -16,6 +16,7 @@ import numpy as np
 from isa import semantics, timing
 from isa.codec import Instruction
 import npusim.exec as exec_pkg
+import npusim.exec.kernels as exec_kernels
 import npusim.exec.vector as exec_vector
 from npusim.conformance.plugins.model import ModelDut, TimingDut
 from npusim.units.base import Unit
@@ -63,15 +64,30 @@ class _HalfDownSemantics:
         return semantics.saturate(y, np.int8)
 
 
+class _HalfDownKernels:
+    """npusim.exec.kernels (the model's requantize, bit-equal to isa.semantics') with the
+    rounding half of every shift > 0 one less: ties round down."""
+
+    def __getattr__(self, name):
+        return getattr(exec_kernels, name)
+
+    requantize = staticmethod(_HalfDownSemantics.requantize)
+
+    @staticmethod
+    def requant_table(mult, shift):
+        mult64, s, half = exec_kernels.requant_table(mult, shift)
+        return mult64, s, np.where(s > 0, half - 1, 0)
+
+
 class RequantHalfDown(_Mutant):
     """vrequant rounds ties down instead of up."""
 
     name = "mutant-requant-half-down"
 
     def patches(self, stack):
-        old = exec_vector.semantics
-        exec_vector.semantics = _HalfDownSemantics()
-        stack.callback(setattr, exec_vector, "semantics", old)
+        old = exec_vector.kernels
+        exec_vector.kernels = _HalfDownKernels()
+        stack.callback(setattr, exec_vector, "kernels", old)
 
 
 class DroppedPadRow(_Mutant):

@@ -36,3 +36,10 @@ def test_permissions_are_those_open_gives(tmp_path):
 def test_a_missing_folder_is_an_oserror(tmp_path):
     with pytest.raises(FileNotFoundError):
         write_atomic(tmp_path / "no" / "f", b"x")
+
+
+def test_write_atomic_writes_a_list_of_pieces_in_turn(tmp_path):
+    path = tmp_path / "pieces.bin"
+    write_atomic(path, [b"ab", bytearray(b"cd"), memoryview(b"ef")])
+    assert path.read_bytes() == b"abcdef"
+    assert not list(tmp_path.glob(".*.tmp"))

@@ -119,7 +119,42 @@ def test_bert_tiny_with_its_gelu_runs_on_the_fp16_path():
     compiler.lower.vecfn (vrecip and vexp in their IEEE forms), the rest as above."""
     c = flow.compile("bert-tiny", "npu-edge -dtype=fp16", evaluate=None,
                      seq=16, hidden=32, heads=2, layers=2)
+    # eltwise: the position embedding added to the token rows the host gathered
     assert {layer["kind"] for layer in c.artifact.layers} == \
-        {"conv", "layernorm", "matmul", "softmax", "vecfn"}
+        {"conv", "eltwise", "layernorm", "matmul", "softmax", "vecfn"}
+    assert [e.pre for e in c.artifact.inputs] == [(("gather", ("emb.word_table", 0)),)]
     v = flow.verify(c, flow.simulate(c))
     assert v.verified is True and v.snr_db > 50, v
+
+
+def test_bert_and_gpt2_take_token_ids_looked_up_on_the_host():
+    for name in ("bert-tiny", "gpt2-decode"):
+        c = _compile(name, "npu-edge")
+        ids = next(e for e in c.artifact.inputs if e.pre)
+        assert (ids.model_name, ids.pre) == ("input_ids", (("gather", ("emb.word_table", 0)),))
+        assert c.module.input_shapes()["input_ids"] == (1, 1 if "decode" in name else 16)
+        assert [x["name"] for x in c.artifact.layers][0] == "emb.pos"  # the position add
+    # the embedded-input form stays: the same blocks over the embedded sequence
+    c = flow.compile("bert-tiny", "npu-edge", evaluate=None, num_calib=2, embedded=True,
+                     **SMALL["bert-tiny"])
+    assert [(e.model_name, e.pre) for e in c.artifact.inputs] == [("embeddings", ())]
+    assert flow.verify(c, flow.simulate(c)).bit_exact is True
+
+
+def test_vit_prepends_its_class_token_and_classifies_from_it():
+    c = _compile("vit-tiny", "npu-edge")
+    layers = {x["name"]: x for x in c.artifact.layers}
+    assert layers["cls"]["kind"] == "concat"   # the constant class token, then 2 x 2 patches
+    assert c.module.graph.type_of("pos").shape == (1, 5, 48)
+    assert c.module.graph.type_of("cls.out").shape == (1, 1, 48)  # its row into the head
+    assert layers["l0.attn.probs"]["note"] == "unnormalized (P.V divides)"
+
+
+def test_vit_is_calibrated_at_a_percentile_unless_a_pipeline_is_named():
+    from compiler.build import DEFAULT_PIPELINE, build_quantized, default_pipeline
+    assert "calibrate(method=percentile, percentile=99.9)" in default_pipeline("vit-tiny")
+    assert default_pipeline("bert-tiny") == DEFAULT_PIPELINE
+    kw = dict(SMALL["vit-tiny"], layers=1)
+    assert "method=percentile" in str(build_quantized("vit-tiny", num_calib=1, **kw).pipeline)
+    named = build_quantized("vit-tiny", num_calib=1, pipeline=DEFAULT_PIPELINE, **kw)
+    assert "method=absmax" in str(named.pipeline)

@@ -257,6 +257,11 @@ class KernelBuilder:
     def concat(self, name: str, layer) -> list:
         """One kernel per input: its rows into its column slice of the output (int8:
         requantized to the output scale, as qnn.concat)."""
+        if getattr(layer, "consts", None):
+            from ...errors import BackendError
+            raise BackendError(f"layer '{layer.name}': a concat of a constant part (parts "
+                               f"{sorted(layer.consts)}) has no C-like kernel yet; it runs "
+                               "on npu targets")
         dt = self.dtype(layer.y)
         out, offset = [], 0
         for i, (x, inner) in enumerate(zip(layer.xs, layer.inner)):

@@ -26,13 +26,19 @@ class CompiledModel:
     def quantized(self) -> bool:
         return self.module is not None
 
+    @property
+    def host_tables(self) -> dict:
+        """{table: array} the host's embedding lookups read (int8, or fp16 on fp16 Targets)."""
+        return self.module.host_tables if self.module is not None else \
+            self.graph.meta.get("host_tables", {})
+
 
 @register_backend("npu")
 class NpuBackend(Backend):
     """Options: calib_inputs, num_calib, seed (quantization), sync ('auto', 'tokens',
     'barrier'), rewrites (dict of compiler.lower.lower flags: npu_rewrites, subsample, s2d,
-    swap, fold, rowdw), progress (callable(stage, done, total)), plus model keyword arguments (e.g.
-    resolution=32)."""
+    swap, fold, rowdw, im2col), progress (callable(stage, done, total)), plus model keyword
+    arguments (e.g. resolution=32)."""
 
     def build(self, model, target, *, calib_inputs=None, num_calib: int = 8, seed: int = 0,
               sync: str = "auto", rewrites: dict | None = None, progress=None,

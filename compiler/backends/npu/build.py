@@ -68,13 +68,15 @@ def _build(model, target, calib_inputs, num_calib, seed, sync, rewrites, progres
     if module is not None:
         inputs = [TensorEntry(b.qname, dram.addr(lowered, b.qname),
                               graph.type_of(b.qname).shape, lowered.tensor(b.qname).dtype,
-                              b.name, b.scale, b.perm) for b in module.inputs]
+                              b.name, b.scale, b.perm, pre=b.pre) for b in module.inputs]
         outputs = [TensorEntry(b.qname, dram.addr(lowered, b.qname),
                                graph.type_of(b.qname).shape, lowered.tensor(b.qname).dtype,
                                b.name, b.scale, None, b.post) for b in module.outputs]
     else:
+        pre = graph.meta.get("host_inputs", {})  # token ids: the host's embedding lookups
         inputs = [TensorEntry(v, dram.addr(lowered, v), graph.type_of(v).shape,
-                              lowered.tensor(v).dtype, v) for v in lowered.inputs]
+                              lowered.tensor(v).dtype, pre.get(v, (v,))[0],
+                              pre=pre.get(v, (v, ()))[1]) for v in lowered.inputs]
         outputs = [TensorEntry(v, dram.addr(lowered, v), graph.type_of(v).shape,
                                lowered.tensor(v).dtype, post.get(v, (v,))[0], None, None,
                                post.get(v, (v, ()))[1]) for v in lowered.outputs]

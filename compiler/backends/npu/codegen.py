@@ -62,7 +62,7 @@ def generate(lowered, sync: str = "auto", progress=None, source: str | None = No
     units = _units(hw)
     dram = DramMap(target.derived.dram_bytes)
     dram.place_activations(lowered)
-    trackers = [Tracker() for _ in range(cores)]
+    trackers = [Tracker(readonly=("dram", dram.const_base)) for _ in range(cores)]
     streams = [Stream(hw, units) for _ in range(cores)]
     pending = [[] for _ in range(cores)]
     made: dict = {}            # the Instructions built so far, shared (see Emitter.ins)

@@ -27,7 +27,9 @@ def gen_concat(em, layer, chunks, dram, lowered, key: str) -> None:
     for k, (i, r0, r1, c0, c1) in enumerate(chunks):
         rows, cols = r1 - r0, c1 - c0
         tag = f"{layer.name} input {i} rows {r0}:{r1}"
-        src = dram.addr(lowered, layer.xs[i]) + (r0 * layer.inner[i] + c0) * eb
+        base = dram.const(f"{key}.part{i}", layer.consts[i]) if i in layer.consts else \
+            dram.addr(lowered, layer.xs[i])  # a constant part: from the constants region
+        src = base + (r0 * layer.inner[i] + c0) * eb
         slot = ibase + (k % 2) * size
         em.load("in", "ibuf", slot, src, rows, cols, layer.inner[i] * eb, comment=tag)
         buf, addr = "ibuf", slot

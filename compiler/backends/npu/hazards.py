@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
+from ...errors import CompilerError
+
 
 class IntervalMap:
     """Disjoint [lo, hi) segments of one memory, each with its last writer and the readers
@@ -76,22 +78,34 @@ class IntervalMap:
 
 
 class Tracker:
-    """Assigns ids to ops in program order and fills in their dependencies."""
+    """Assigns ids to ops in program order and fills in their dependencies.
 
-    def __init__(self):
+    readonly: (space, lo) of a region no op writes (DRAM from the constants' base up): a read
+    there can neither wait for a writer nor hold up a later write, so it is not recorded
+    (a third of a ResNet's accesses: every weight tile's load), and a write there is refused."""
+
+    def __init__(self, readonly: tuple | None = None):
         self.maps: dict = {}
         self.ops: list = []
+        self.ro_space, self.ro_lo = readonly if readonly is not None else (None, 0)
 
     def add(self, op) -> None:
         op.id = len(self.ops)
         deps: set = set()
         maps = self.maps
+        ro_space, ro_lo = self.ro_space, self.ro_lo
         for space, lo, hi in op.reads:
+            if space == ro_space and lo >= ro_lo:
+                continue
             m = maps.get(space)
             if m is None:
                 m = maps[space] = IntervalMap()
             m.access(lo, hi, op.id, False, deps)
         for space, lo, hi in op.writes:
+            if space == ro_space and hi > ro_lo:
+                raise CompilerError(f"op {op.id} ({op.unit}) writes {space} [{lo:#x}, {hi:#x}), "
+                                    f"into the read-only region from {ro_lo:#x} (the "
+                                    "constants): a code generator bug, please report it")
             m = maps.get(space)
             if m is None:
                 m = maps[space] = IntervalMap()

@@ -46,6 +46,10 @@ def gen_matmul(em, layer, items, dram, lowered, key: str) -> None:
     # int8: vrequant's (mult, shift); float: alpha per row for vrmul (none when alpha is 1)
     table = np.array([layer.mult, layer.shift], np.int32) if quant else \
         np.full(mt, layer.alpha, np.float32) if layer.alpha != 1.0 else None
+    norm = layer.row_norm
+    if norm is not None:  # P.V of an unnormalized softmax: the per-row multiplier instead
+        table = np.full(mt, norm["norm_mult"], np.int32)
+        sums = sram.alloc("abuf", 4 * mt, "A row sums (two slots, two parts)")
     rq = sram.alloc("abuf", table.size, "requant pair / alpha rows") if table is not None \
         else None
     obase = sram.alloc("obuf", 2 * mt * n, "out slots")
@@ -77,7 +81,10 @@ def gen_matmul(em, layer, items, dram, lowered, key: str) -> None:
                 em.gemm(ia + k0 * rows, wb + n0 * k + k0 * (n1 - n0), aa + n0 * rows, rows,
                         k1 - k0, n1 - n0, j > 0, comment=f"{tag} n {n0}:{n1} k {k0}:{k1}",
                         wt=layer.wt)
-        if quant:
+        if norm is not None:
+            _row_norm(em, layer, norm, ("ibuf", ia), ("abuf", aa), ("obuf", oa), rows, kb, nb,
+                      ("abuf", sums + (i % 2) * 2 * mt), ("abuf", rq), tag)
+        elif quant:
             em.vec("vrequant", ("obuf", oa), ("abuf", aa), rows * n, ("abuf", rq),
                    channels=1, zp=0, relu=0, comment=tag)
         elif rq is None:
@@ -94,3 +101,22 @@ def gen_matmul(em, layer, items, dram, lowered, key: str) -> None:
                 n0, n1 = group[0]
                 em.store("out", "obuf", oa + n0 * rows, dst + n0 * eb, rows, n1 - n0,
                          y.row * eb, len(group), (n1 - n0) * eb, comment=f"{tag}: store")
+
+
+def _row_norm(em, layer, norm: dict, a: tuple, acc: tuple, out: tuple, rows: int, kb: list,
+              nb: list, sums: tuple, mults: tuple, tag: str) -> None:
+    """y = acc / S per row, S the A tile's row sums (qnn.matmul row_norm): vrsum of each
+    k-block (rows x kblk at a + k0 * rows), vadd into S, u = vrmul(S, norm_mult) (a rows x 1
+    tile), r = vrecip(u), then vrmul(acc, r) per n-block into the int8 output."""
+    buf, base = sums
+    part = (buf, base + rows)
+    for j, (k0, k1) in enumerate(kb):
+        em.row("vrsum", sums if j == 0 else part, (a[0], a[1] + k0 * rows), rows, k1 - k0,
+               comment=f"{tag}: A row sums k {k0}:{k1}")
+        if j:
+            em.vec("vadd", sums, sums, rows, part)
+    em.row("vrmul", sums, sums, rows, 1, mults, shift=norm["norm_shift"])
+    em.vec("vrecip", sums, sums, rows, in_frac=norm["norm_frac"], out_frac=norm["recip_frac"])
+    for n0, n1 in nb:
+        em.row("vrmul", (out[0], out[1] + n0 * rows), (acc[0], acc[1] + n0 * rows), rows,
+               n1 - n0, sums, shift=norm["recip_frac"], comment=tag)

@@ -105,8 +105,10 @@ def _softmax(em, layer, tiles, dram, lowered, key: str) -> None:
     sram = em.sram()
     masked = layer.mask is not None
     s = _slots(sram, layer, rt, masked)
+    normalize = p.get("normalize", True)
+    # unnormalized (P.V divides by the row sums): the last row constant is 127, not out_mult
     consts = np.concatenate([np.full(rt, v, I32) for v in (MASK_DROP, p["in_mult"],
-                                                           p["out_mult"])])
+                                                           p["out_mult"] if normalize else 127)])
     k = sram.alloc("abuf", consts.size, "row constants")
     big, mrow, orow = k, k + rt, k + 2 * rt
     em.load_dense("w", "abuf", k, dram.const(f"{key}.rows", consts), consts.size,
@@ -138,6 +140,11 @@ def _softmax(em, layer, tiles, dram, lowered, key: str) -> None:
         em.row("vrsub", t, src, r, c, mx)
         em.row("vrmul", t, t, r, c, ("abuf", mrow), shift=p["in_shift"])
         em.vec("vexp", t, t, r * c, in_frac=p["in_frac"], out_frac=p["exp_frac"])
+        if not normalize:  # round(127 e / exp(0)): each row's largest is 127
+            em.row("vrmul", o, t, r, c, ("abuf", orow), shift=p["exp_frac"])
+            em.store_dense("out", "obuf", o[1], y_addr + r0 * c * eb, r * c,
+                           comment=f"{tag}: store")
+            continue
         em.row("vrsum", sm, t, r, c)
         em.row("vrmul", sm, sm, r, 1, ("abuf", orow), shift=p["out_shift"])
         em.vec("vrecip", sm, sm, r, in_frac=p["sum_frac"], out_frac=p["recip_frac"])
