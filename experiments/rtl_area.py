@@ -65,6 +65,8 @@ FIT_GRID = {
     "dispatcher": [{"NU": n} for n in (3, 4, 6, 10)],
     "unit_queue": [{"Q": q} for q in (2, 4, 8, 16, 32)],
     "semaphores": [{"NSEM": n, "NU": u} for n, u in ((8, 3), (32, 3), (8, 6), (16, 4), (32, 6))],
+    # the depthwise mode's unit (R x C input lanes: Yosys time grows fast, so small arrays)
+    "dwconv_unit": [{"R": r, "C": c} for r, c in ((4, 4), (8, 8), (4, 8), (8, 4), (6, 6))],
 }
 
 _CELLS = re.compile(r"^\s+Number of cells:\s+(\d+)", re.M)

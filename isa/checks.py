@@ -9,6 +9,7 @@ from isa.codec import Instruction
 from isa.errors import IsaError, SpecError
 from isa.operands import Extent, dram_end, extents, window_kind, window_out_hw
 from isa.spec import FieldSpec, load_spec
+from isa.timing import depthwise_cols
 
 
 class TargetCheckError(IsaError):
@@ -40,9 +41,16 @@ TARGET_LIMITS: dict[str, Callable] = {
     "dma_chan": lambda t: (0, t.dma_engines - 1),
     "array_rows": lambda t: (1, t.array_rows),
     "array_cols": lambda t: (1, t.array_cols),
+    # dwconv's channels: the array's columns where it has the depthwise mode, else none
+    "depthwise_cols": lambda t: (1, depthwise_cols(t)),
     "semaphore": lambda t: (0, t.semaphores - 1),
     "dram_addr": lambda t: (0, t.derived.dram_bytes - 1),
 }
+
+# what a limit with no legal value (hi < lo) means on the Target, and the fix
+_EMPTY_LIMIT_HINTS = {"depthwise_cols": ": the array has no depthwise mode; hint: a Target "
+                                        "with -depthwise-mode=1 (and -dataflow=ws)"}
+
 
 # The unit class (spec `registers.*.unit`) of every unit the spec's `unit` enum names: the
 # DMA channels dma0, dma1, ... are all of class "dma", the others their own class.
@@ -179,8 +187,9 @@ def _check_limit(instr: Instruction, f: FieldSpec, limit: str, facts: _Facts) ->
     if not lo <= value <= hi:
         shown = f"{value:#x}" if limit == "dram_addr" else str(value)
         bound = f"{lo:#x}..{hi:#x}" if limit == "dram_addr" else f"{lo}..{hi}"
+        hint = _EMPTY_LIMIT_HINTS.get(limit, "") if hi < lo else ""
         raise TargetCheckError(f"{instr.mnemonic}: field '{f.name}' value {shown} out of range "
-                               f"{bound} ({limit} of {name})", f.name, value)
+                               f"{bound} ({limit} of {name}){hint}", f.name, value)
 
 
 def _buffer_of(instr: Instruction, f: FieldSpec) -> str:

@@ -59,7 +59,7 @@ def src1_elems(mnemonic: str, fields: Mapping[str, int]) -> int:
 
 def window_kind(instr) -> str | None:
     """"conv" or "pool" for the instructions whose output size the unit's window registers set."""
-    if instr.mnemonic == "conv":
+    if instr.mnemonic in ("conv", "dwconv"):  # both read the conv_* registers
         return "conv"
     return "pool" if instr.spec.format == "pool" else None
 
@@ -92,6 +92,12 @@ def extents(instr, regs: Mapping[str, int]) -> dict[str, Extent]:
         return {"ibuf": Extent(f["in_h"] * f["in_w"] * f["cin"], "in_h*in_w*cin"),
                 "wbuf": Extent(kh * kw * f["cin"] * f["cout"], f"kh*kw*cin*cout, kh={kh} kw={kw}"),
                 "abuf": Extent(oh * ow * f["cout"], f"oh*ow*cout, oh={oh} ow={ow}")}
+    if m == "dwconv":
+        oh, ow = window_out_hw("conv", f, regs)
+        kh, kw, c = regs["conv_kh"], regs["conv_kw"], f["channels"]
+        return {"ibuf": Extent(f["in_h"] * f["in_w"] * c, "in_h*in_w*channels"),
+                "wbuf": Extent(kh * kw * c, f"kh*kw*channels, kh={kh} kw={kw}"),
+                "abuf": Extent(oh * ow * c, f"oh*ow*channels, oh={oh} ow={ow}")}
     if fmt in ("unary", "binary"):
         n = f["len"]
         out = {"dst": Extent(n, "len"), "src0": Extent(n, "len")}

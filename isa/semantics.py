@@ -105,6 +105,25 @@ def conv2d(x: np.ndarray, w: np.ndarray, stride=(1, 1), pads=(0, 0, 0, 0),
     return out.reshape(oh, ow, cout)
 
 
+def dwconv2d(x: np.ndarray, w: np.ndarray, stride=(1, 1), pads=(0, 0, 0, 0),
+             dilation=(1, 1), acc: np.ndarray | None = None) -> np.ndarray:
+    """Depthwise: HWC input (h,w,c), weights (kh,kw,c) -> HWC (oh,ow,c) int32 (fp32 for a
+    float input), output channel c from input channel c only; padding is zero, as conv2d's."""
+    kh, kw, c = w.shape
+    oh = conv_out_size(x.shape[0], kh, stride[0], pads[0], pads[2], dilation[0])
+    ow = conv_out_size(x.shape[1], kw, stride[1], pads[1], pads[3], dilation[1])
+    if oh < 1 or ow < 1:
+        raise ValueError(f"dwconv output would be empty ({oh}x{ow})")
+    cols = _windows(_pad_hw(x, pads, 0), kh, kw, stride, dilation, oh, ow)  # (oh,ow,kh,kw,c)
+    if x.dtype.kind == "f":
+        out = np.einsum("yxijc,ijc->yxc", cols.astype(np.float32), w.astype(np.float32))
+        return out if acc is None else acc.astype(np.float32) + out
+    out = np.einsum("yxijc,ijc->yxc", cols.astype(np.int64), w.astype(np.int64))
+    if acc is not None:
+        out = out + acc.reshape(oh, ow, c).astype(np.int64)
+    return wrap_int32(out)
+
+
 # ------------------------------------------------------------------ vector unit
 
 ELEMENTWISE = {

@@ -136,6 +136,9 @@ class InstructionSpec:
     dataflow_timing: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     dataflow_limits: dict[str, dict[str, str | None]] = field(default_factory=dict,
                                                                compare=False, repr=False)
+    # the ISA version that added the instruction ("" for the base version's): a word of it
+    # needs that version whatever its fields hold
+    since: str = ""
 
     @functools.cached_property
     def field_map(self) -> dict[str, FieldSpec]:
@@ -293,9 +296,13 @@ class IsaSpec:
         if self.base_version_tuple == self.version_tuple:
             return self.version_tuple
         masks = {i.opcode: i.extension_mask for i in self.instructions}
+        # an instruction newer than the base version needs this version in any form
+        newer = {i.opcode for i in self.instructions if i.since and
+                 tuple(int(x) for x in i.since.split(".")) > self.base_version_tuple}
         op = (1 << self.opcode_width) - 1
         for w in words:
-            if w & masks.get((w >> self.opcode_lsb) & op, 0):
+            code = (w >> self.opcode_lsb) & op
+            if code in newer or w & masks.get(code, 0):
                 return self.version_tuple
         return self.base_version_tuple
 
@@ -446,7 +453,8 @@ def load_spec(path: str | Path = SPEC_PATH) -> IsaSpec:
             timing=rule, fields=fields, format=fmt,
             dataflow_timing={d.name: d.timing.get(rule, rule) for d in dataflows.values()},
             dataflow_limits={d.name: _limits(d, mnemonic, fields, limited)
-                             for d in dataflows.values()}))
+                             for d in dataflows.values()},
+            since=str(ins.get("since", ""))))
     meta = raw["isa"]
     timing = {name: TimingRule(name, r["cycles"], r.get("doc", ""))
               for name, r in raw.get("timing", {}).items()}

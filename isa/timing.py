@@ -46,6 +46,9 @@ class HwParams:
     # the array's dataflow (the Target's -dataflow): which rule a matrix instruction's spec
     # entry names (rule_of); the rules themselves never branch on it
     dataflow: str = "ws"
+    # columns of the array's depthwise mode (dwconv's channels limit): the array's columns on
+    # a weight-stationary array with -depthwise-mode=1, else 0 (no dwconv is legal)
+    depthwise_cols: int = 0
 
     @classmethod
     def from_target(cls, target) -> "HwParams":
@@ -53,7 +56,14 @@ class HwParams:
                    vector_lanes=target.vector_lanes, vector_pipeline=target.vector_pipeline,
                    dma_setup=target.dma_setup, dram_latency=target.dram_latency,
                    dram_bw=target.dram_bw, dma_fill_lanes=target.dma_fill_lanes,
-                   dataflow=target.dataflow)
+                   dataflow=target.dataflow, depthwise_cols=depthwise_cols(target))
+
+
+def depthwise_cols(target) -> int:
+    """The channels a dwconv may have on `target`: its array columns where the array has the
+    depthwise mode (-depthwise-mode=1, weight-stationary), else 0."""
+    on = getattr(target, "depthwise_mode", 0) and target.dataflow == "ws"
+    return target.array_cols if on else 0
 
 
 RULES: dict[str, Callable[..., int]] = {}
@@ -226,6 +236,23 @@ def matrix_conv_os(hw: HwParams, m: int, kh: int, kw: int, cin: int, **_) -> int
     whole window, taps and channels, through the hardware im2col (no passes: the outputs stay
     in the PEs across taps and channel blocks)."""
     return matrix_gemm_os(hw, m=m, k=kh * kw * cin, n=0)
+
+
+def dwconv_passes(hw: HwParams, kh: int, kw: int) -> list[int]:
+    """Taps of each pass of a depthwise-mode tile: the kh*kw taps in blocks of R rows (a row
+    holds one tap of every column's channel)."""
+    taps = kh * kw
+    return [min(hw.array_rows, taps - b) for b in range(0, taps, hw.array_rows)]
+
+
+@rule("matrix_dwconv")
+def matrix_dwconv(hw: HwParams, m: int, kh: int, kw: int, **_) -> int:
+    """Sum over passes of matrix_gemm(m = oh*ow, k = the pass's taps): as a conv pass, but
+    the k preloaded weight rows are taps (each column its own channel's) and each PE takes
+    its tap's input pixel of its column's channel from its own im2col lane, so one pass does
+    up to R taps of C channels."""
+    passes = dwconv_passes(hw, kh, kw)
+    return kh * kw + len(passes) * (m + hw.array_rows + hw.array_cols - 1)
 
 
 @rule("vector_elementwise")

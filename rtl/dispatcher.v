@@ -35,7 +35,7 @@ module dispatcher #(
     wire is_here    = op == OP_NOP || op == OP_HALT || op == OP_BARRIER || op == OP_GBARRIER;
     wire is_barrier = op == OP_BARRIER || op == OP_GBARRIER;  // one core: gbarrier == barrier
     wire is_dma     = op == OP_LOAD || op == OP_STORE;
-    wire is_matrix  = op == OP_GEMM || op == OP_CONV;
+    wire is_matrix  = op == OP_GEMM || op == OP_CONV || op == OP_DWCONV;
     wire is_vector  = op == OP_VADD || op == OP_VSUB || op == OP_VMUL || op == OP_VMAX ||
                       op == OP_VMIN || op == OP_VRELU || op == OP_VCLIP || op == OP_VSHR ||
                       op == OP_VREQUANT || op == OP_VBIAS || op == OP_VMAXPOOL ||

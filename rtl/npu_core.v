@@ -20,6 +20,7 @@ module npu_core #(
     parameter integer Q = 4,             // Target queue_depth
     parameter integer NSEM = 8,          // Target semaphores
     parameter integer OS = 0,            // Target dataflow: 1 = os (matrix_unit_os), 0 = ws
+    parameter integer DW = 0,            // Target depthwise-mode (ws): 1 = matrix_unit_dw
     parameter integer IMEM_DEPTH = 1024, // instruction words
     parameter IMEM_FILE = "",            // $readmemh image of the program (else: testbench VPI)
     // derived (Verilog-2005 has no localparam here): leave at their defaults
@@ -135,7 +136,8 @@ module npu_core #(
     // ---------------------------------------------------------------- units
     // A unit's busy is not needed: its queue knows it runs from start to done.
     /* verilator lint_off PINCONNECTEMPTY */
-    localparam integer MRD = R + 2 * C, VRD = 3 * L;     // read lanes per unit
+    localparam integer MI = (DW != 0) ? R * C : R;      // matrix input lanes (dw: one a PE)
+    localparam integer MRD = MI + 2 * C, VRD = 3 * L;    // read lanes per unit
     localparam integer DWR = BW + PAD_LANES;             // DMA write lanes (data + zero fill)
     localparam integer NRD = MRD + VRD + BW, NWR = C + L + DWR;
 
@@ -151,19 +153,19 @@ module npu_core #(
     wire [NWR*4-1:0]  wr_be;
 
     // matrix: read lanes [0, MRD), write lanes [0, C)
-    wire [R*AW-1:0] m_i_addr;
+    wire [MI*AW-1:0] m_i_addr;
     wire [C*AW-1:0] m_w_addr, m_ar_addr, m_aw_addr;
     wire [C*32-1:0] m_aw_data;
     wire [C-1:0]    m_aw_en;
-    wire [R*8-1:0]  m_i_bytes;
+    wire [MI*8-1:0] m_i_bytes;
     wire [C*8-1:0]  m_w_bytes;
     genvar g;
     generate  // int8 buffers read sign-extended: the engine takes the low bytes
-        for (g = 0; g < R; g = g + 1) begin : g_i
+        for (g = 0; g < MI; g = g + 1) begin : g_i
             assign m_i_bytes[8*g +: 8] = rd_data[32*g +: 8];
         end
         for (g = 0; g < C; g = g + 1) begin : g_w
-            assign m_w_bytes[8*g +: 8] = rd_data[32*(R+g) +: 8];
+            assign m_w_bytes[8*g +: 8] = rd_data[32*(MI+g) +: 8];
         end
     endgenerate
     generate
@@ -173,7 +175,15 @@ module npu_core #(
                 .ready(u_ready[UM]), .busy(), .done(u_done[UM]), .illegal(u_illegal[UM]),
                 .ibuf_addr(m_i_addr), .ibuf_data(m_i_bytes),
                 .wbuf_addr(m_w_addr), .wbuf_data(m_w_bytes),
-                .abuf_rd_addr(m_ar_addr), .abuf_rd_data(rd_data[(R+C)*32 +: C*32]),
+                .abuf_rd_addr(m_ar_addr), .abuf_rd_data(rd_data[(MI+C)*32 +: C*32]),
+                .abuf_wr_en(m_aw_en), .abuf_wr_addr(m_aw_addr), .abuf_wr_data(m_aw_data));
+        end else if (DW != 0) begin : g_matrix_dw
+            matrix_unit_dw #(.R(R), .C(C), .AW(AW)) u_matrix (
+                .clk(clk), .rst(rst), .start(u_start[UM]), .instr(u_instr[128*UM +: 128]),
+                .ready(u_ready[UM]), .busy(), .done(u_done[UM]), .illegal(u_illegal[UM]),
+                .ibuf_addr(m_i_addr), .ibuf_data(m_i_bytes),
+                .wbuf_addr(m_w_addr), .wbuf_data(m_w_bytes),
+                .abuf_rd_addr(m_ar_addr), .abuf_rd_data(rd_data[(MI+C)*32 +: C*32]),
                 .abuf_wr_en(m_aw_en), .abuf_wr_addr(m_aw_addr), .abuf_wr_data(m_aw_data));
         end else begin : g_matrix_ws
             matrix_unit #(.R(R), .C(C), .AW(AW)) u_matrix (
@@ -181,11 +191,11 @@ module npu_core #(
                 .ready(u_ready[UM]), .busy(), .done(u_done[UM]), .illegal(u_illegal[UM]),
                 .ibuf_addr(m_i_addr), .ibuf_data(m_i_bytes),
                 .wbuf_addr(m_w_addr), .wbuf_data(m_w_bytes),
-                .abuf_rd_addr(m_ar_addr), .abuf_rd_data(rd_data[(R+C)*32 +: C*32]),
+                .abuf_rd_addr(m_ar_addr), .abuf_rd_data(rd_data[(MI+C)*32 +: C*32]),
                 .abuf_wr_en(m_aw_en), .abuf_wr_addr(m_aw_addr), .abuf_wr_data(m_aw_data));
         end
     endgenerate
-    assign rd_sel[0 +: MRD*2]   = {{C{BUF_ABUF[1:0]}}, {C{BUF_WBUF[1:0]}}, {R{BUF_IBUF[1:0]}}};
+    assign rd_sel[0 +: MRD*2]   = {{C{BUF_ABUF[1:0]}}, {C{BUF_WBUF[1:0]}}, {MI{BUF_IBUF[1:0]}}};
     assign rd_addr[0 +: MRD*AW] = {m_ar_addr, m_w_addr, m_i_addr};
     assign wr_sel[0 +: C*2]     = {C{BUF_ABUF[1:0]}};
     assign wr_en[0 +: C]        = m_aw_en;

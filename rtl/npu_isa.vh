@@ -60,6 +60,17 @@
 `define F_CONV_COUT(w) w[107:100]
 `define F_CONV_COUT_FULL(w) {w[109:109], w[107:100]}
 `define F_CONV_ACC(w) w[108:108]
+`define F_DWCONV_IBUF(w) w[27:8]
+`define F_DWCONV_IBUF_FULL(w) {w[112:110], w[27:8]}
+`define F_DWCONV_WBUF(w) w[47:28]
+`define F_DWCONV_WBUF_FULL(w) {w[115:113], w[47:28]}
+`define F_DWCONV_ABUF(w) w[67:48]
+`define F_DWCONV_ABUF_FULL(w) {w[118:116], w[67:48]}
+`define F_DWCONV_IN_H(w) w[77:68]
+`define F_DWCONV_IN_W(w) w[87:78]
+`define F_DWCONV_CHANNELS(w) w[95:88]
+`define F_DWCONV_CHANNELS_FULL(w) {w[97:97], w[95:88]}
+`define F_DWCONV_ACC(w) w[96:96]
 `define F_VADD_DST_BUF(w) w[9:8]
 `define F_VADD_DST(w) w[29:10]
 `define F_VADD_DST_FULL(w) {w[121:119], w[29:10]}
@@ -450,6 +461,44 @@ localparam integer CONV_COUT_P1_LSB = 109;
 localparam integer CONV_COUT_P1_W = 1;
 localparam integer CONV_ACC_LSB = 108;
 localparam integer CONV_ACC_W = 1;
+
+// ---- dwconv (matrix; unit: matrix)
+// semantics: abuf[oh x ow x channels] (+)= depthwise conv2d(ibuf[in_h x in_w x channels], wbuf[kh x kw x channels]) with conv_* registers: output channel c reads input channel c only. Needs the array's depthwise mode (Target -depthwise-mode=1, weight-stationary).
+// timing: matrix_dwconv = sum(kp + oh * ow + R + C - 1 for kp in passes) cycles
+//   ibuf       [27:8 [19:0], 112:110 [22:20]] u: input tile, HWC
+//   wbuf       [47:28 [19:0], 115:113 [22:20]] u: weights, kh x kw x channels
+//   abuf       [67:48 [19:0], 118:116 [22:20]] u: output tile, HWC
+//   in_h       [77:68] u: input tile height
+//   in_w       [87:78] u: input tile width
+//   channels   [95:88 [7:0], 97 [8]] u: channels, one per array column (the depthwise mode's columns)
+//   acc        [96] u: 1: accumulate into abuf, 0: overwrite
+localparam [7:0] OP_DWCONV = 8'h22;
+localparam integer DWCONV_IBUF_LSB = 8;
+localparam integer DWCONV_IBUF_W = 20;
+localparam integer DWCONV_IBUF_FULL_W = 23;
+localparam integer DWCONV_IBUF_P1_LSB = 110;
+localparam integer DWCONV_IBUF_P1_W = 3;
+localparam integer DWCONV_WBUF_LSB = 28;
+localparam integer DWCONV_WBUF_W = 20;
+localparam integer DWCONV_WBUF_FULL_W = 23;
+localparam integer DWCONV_WBUF_P1_LSB = 113;
+localparam integer DWCONV_WBUF_P1_W = 3;
+localparam integer DWCONV_ABUF_LSB = 48;
+localparam integer DWCONV_ABUF_W = 20;
+localparam integer DWCONV_ABUF_FULL_W = 23;
+localparam integer DWCONV_ABUF_P1_LSB = 116;
+localparam integer DWCONV_ABUF_P1_W = 3;
+localparam integer DWCONV_IN_H_LSB = 68;
+localparam integer DWCONV_IN_H_W = 10;
+localparam integer DWCONV_IN_W_LSB = 78;
+localparam integer DWCONV_IN_W_W = 10;
+localparam integer DWCONV_CHANNELS_LSB = 88;
+localparam integer DWCONV_CHANNELS_W = 8;
+localparam integer DWCONV_CHANNELS_FULL_W = 9;
+localparam integer DWCONV_CHANNELS_P1_LSB = 97;
+localparam integer DWCONV_CHANNELS_P1_W = 1;
+localparam integer DWCONV_ACC_LSB = 96;
+localparam integer DWCONV_ACC_W = 1;
 
 // ---- vadd (vector; unit: vector)
 // semantics: dst[i] = sat(src0[i] + src1[i]); the residual-add form when src0 and src1 are different buffers.

@@ -8,7 +8,8 @@ from rtl_tests.tb.core_runner import CORE_SOURCES, MATRIX_UNIT_SOURCES
 from rtl_tests.test_lint import lint
 
 TARGETS = ["npu-tiny", "npu-edge -dma-engines=1", "npu-server -num-cores=1 -dma-engines=1",
-           "npu-edge -dma-engines=1 -dataflow=os"]
+           "npu-edge -dma-engines=1 -dataflow=os", "npu-tiny -depthwise-mode=1",
+           "npu-edge -dma-engines=1 -depthwise-mode=1"]
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -20,7 +21,7 @@ def test_core_lints_clean(target):
 @pytest.mark.parametrize("top,sources", [
     ("dispatcher", ["dispatcher.v"]), ("unit_queue", ["unit_queue.v"]),
     ("semaphores", ["semaphores.v"]),
-    ("matrix_unit", MATRIX_UNIT_SOURCES)])
+    ("matrix_unit", MATRIX_UNIT_SOURCES), ("matrix_unit_dw", MATRIX_UNIT_SOURCES)])
 def test_core_parts_lint_clean(top, sources):
     result = lint(top, sources, {})
     assert result.returncode == 0, f"verilator -Wall on {top}:\n{result.stderr}"

@@ -6,7 +6,8 @@ import subprocess
 
 import pytest
 
-from npusim.hw.rtl_params import MATRIX_ENGINES, UNIT_SOURCES, UNIT_TOPS, UNITS, unit_params
+from npusim.hw.rtl_params import (DWCONV_SOURCES, MATRIX_ENGINES, UNIT_SOURCES, UNIT_TOPS, UNITS,
+                                  unit_params)
 from rtl_tests.runner import COMMON, RTL
 
 TARGETS = ("npu-tiny", "npu-edge", "npu-server")
@@ -33,6 +34,12 @@ def test_output_stationary_matrix_lints_clean(target, top):
     sources = UNIT_SOURCES["matrix"] + (["matrix_unit_os.v"] if top == "matrix_unit_os" else [])
     result = lint(top, sources, unit_params("matrix", target))
     assert result.returncode == 0, f"verilator -Wall on {top} ({target}):\n{result.stderr}"
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_depthwise_mode_unit_lints_clean(target):
+    result = lint("dwconv_unit", DWCONV_SOURCES, unit_params("dwconv", target))
+    assert result.returncode == 0, f"verilator -Wall on dwconv_unit ({target}):\n{result.stderr}"
 
 
 @pytest.mark.parametrize("top,sources", [("npu_buffers", COMMON), ("dram_model", ["dram_model.v"])])

@@ -128,10 +128,23 @@ class ConvLayer:
                     out += [tile(sp, blk, i, qs) for blk in blocks]
         return out
 
-    def block_weights(self, c0: int, c1: int, q0: int, q1: int) -> np.ndarray:
+    def block_weights(self, c0: int, c1: int, q0: int, q1: int,
+                      dw: bool = False) -> np.ndarray:
+        """The weight tile of output channels [c0, c1) over input slice [q0, q1): kh x kw x
+        slice x channels (zeros between groups), or with `dw` (a dwconv tile, uses_dwconv)
+        the depthwise taps kh x kw x channels."""
+        if dw:
+            return np.ascontiguousarray(self.weights[:, :, 0, c0:c1])
         lo, _ = self.geom.cin_range(c0, c1)
         return np.ascontiguousarray(block_weights(self.weights, self.geom, c0, c1)
                                     [:, :, q0 - lo:q1 - lo, :])
+
+
+def uses_dwconv(g: ConvGeom, hw: Hw) -> bool:
+    """Whether the conv's tiles are dwconv instructions (the array's depthwise mode: a column
+    per channel, so one pass of up to R taps instead of kh*kw block-diagonal passes): a
+    depthwise conv on a Target whose array has the mode for a whole block of channels."""
+    return g.groups == g.cin == g.cout > 1 and hw.depthwise_cols >= min(hw.cols, g.cout)
 
 
 def split_rows(g: ConvGeom, cores: int, cols: int) -> bool:
@@ -225,6 +238,7 @@ def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: s
     # the epilogue table holds every channel of the layer, also when `geom` is one core's share
     table = epi.table_words(g.cout if table_channels is None else table_channels)
     grouped = g.groups > 1
+    dw = uses_dwconv(g, hw)
     cb = min(hw.cols, g.cout)
     n_j = ceil(g.cout / cb)
     cr = g.cin_range(0, cb)[1] - g.cin_range(0, cb)[0] if grouped else g.cin
@@ -240,7 +254,8 @@ def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: s
     last = g.in_rows((g.oh - 1) // rows * rows, g.oh)
     if last[1] <= last[0]:  # the last row tile reads only padding rows: nothing to load
         return None
-    in_tile, w_tile, acc_tile = in_rows * g.w * cq, g.kh * g.kw * cq * cb, m * cb
+    # a dwconv tile's weights are one tap per channel, not a block-diagonal slice
+    in_tile, w_tile, acc_tile = in_rows * g.w * cq, g.kh * g.kw * (1 if dw else cq) * cb, m * cb
     elems = hw.buffer_elems
     in_keys = n_s * (n_j if grouped else n_q)
     in_slots = min(in_keys, elems["ibuf"] // in_tile)
@@ -280,7 +295,8 @@ def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: s
     def conv(pixels: int, c: int) -> int:
         key = ("conv", pixels, c)
         if key not in costs:
-            costs[key] = hw.conv(pixels, g.kh, g.kw, c, cb)
+            costs[key] = hw.dwconv(pixels, g.kh, g.kw, cb) if dw else \
+                hw.conv(pixels, g.kh, g.kw, c, cb)
         return costs[key]
     by_rows = costs.get(("rows", rows))
     if by_rows is None:

@@ -71,6 +71,9 @@ class Hw:
     # the array's dataflow (ws, os): which cycle rule and field limits each matrix instruction
     # has (the spec's [dataflow] table, through isa.timing.rule_name and limits_for)
     dataflow: str = "ws"
+    # channels of one dwconv (the array's depthwise mode, isa.timing.depthwise_cols): its
+    # columns on a Target with -depthwise-mode=1, else 0 (depthwise convs run block-diagonal)
+    depthwise_cols: int = 0
     # the ISA spec whose timing keys choose each instruction's rule (None: isa/npu_isa.toml)
     spec: IsaSpec | None = field(default=None, compare=False, repr=False)
 
@@ -82,7 +85,8 @@ class Hw:
                    num_cores=t.num_cores, semaphores=t.semaphores, queue_depth=t.queue_depth,
                    buffer_elems=dict(t.derived.buffer_elems),
                    elem_bytes=dict(t.derived.elem_bytes), dtype=t.dtype, freq_mhz=t.freq_mhz,
-                   dma_fill_lanes=t.dma_fill_lanes, dataflow=t.dataflow, spec=spec)
+                   dma_fill_lanes=t.dma_fill_lanes, dataflow=t.dataflow,
+                   depthwise_cols=timing.depthwise_cols(t), spec=spec)
 
     @functools.cached_property
     def params(self) -> timing.HwParams:
@@ -91,7 +95,7 @@ class Hw:
                                vector_lanes=self.lanes, vector_pipeline=self.pipeline,
                                dma_setup=self.dma_setup, dram_latency=self.dram_latency,
                                dram_bw=self.dram_bw, dma_fill_lanes=self.dma_fill_lanes,
-                               dataflow=self.dataflow)
+                               dataflow=self.dataflow, depthwise_cols=self.depthwise_cols)
 
     @property
     def act_bytes(self) -> int:
@@ -148,6 +152,10 @@ class Hw:
     def conv(self, m: int, kh: int, kw: int, cin: int, cout: int) -> int:
         """A conv tile of `m` = oh * ow output pixels."""
         return self.cycles("conv", m=m, kh=kh, kw=kw, cin=cin, cout=cout)
+
+    def dwconv(self, m: int, kh: int, kw: int, channels: int) -> int:
+        """A depthwise-mode tile of `m` = oh * ow output pixels."""
+        return self.cycles("dwconv", m=m, kh=kh, kw=kw, channels=channels)
 
     def conv_passes(self, kh: int, kw: int, cin: int) -> list:
         return timing.conv_passes(self.params, kh, kw, cin)

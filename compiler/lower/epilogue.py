@@ -34,13 +34,27 @@ class Epilogue:
     def quantized(self) -> bool:
         return self.mult is not None
 
+    @property
+    def clip_in_requant(self) -> bool:
+        """Whether a quantized clip is vrequant's own clamps, so no vclip follows: its upper
+        bound at or past int8's saturation (relu6 whose 6.0 lands at 127) and its lower bound
+        below int8's range or at the zero point (vrequant's relu clamps there): then
+        clip(sat8(y), lo, hi) == max(sat8(y), zp) == vrequant(relu=1), bit for bit."""
+        return self.quantized and self.act == "clip" and self.act_hi >= 127 and \
+            (self.act_lo <= -128 or self.act_lo == self.out_zp)
+
+    @property
+    def requant_relu(self) -> bool:
+        """vrequant's relu flag: a ReLU, or a clip whose lower bound it takes (clip_in_requant)."""
+        return self.act == "relu" or (self.clip_in_requant and self.act_lo > -128)
+
     def vector_ops(self) -> list:
         """The vector instructions over one accumulator tile, in order (for cost estimates
         and as the contract the NPU codegen follows)."""
         ops = ["vbias"]
         if self.quantized:
             ops.append("vrequant")
-            if self.act == "clip":
+            if self.act == "clip" and not self.clip_in_requant:
                 ops.append("vclip")
         else:
             if self.act != "none":

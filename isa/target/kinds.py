@@ -178,6 +178,11 @@ NPU_ATTRS = (
          doc="leakage power density over the area of npusim.hw.area (Nangate45 typical cells)"),
     Attr("static-mw", float, 0.0, min=0.0, unit="mW",
          doc="static power per core if > 0; 0 derives it from area x leakage-mw-per-mm2"),
+    # the matrix engine's depthwise mode (the dwconv instruction, docs/codegen.md): each
+    # column its own channel, each PE its own im2col input lane; weight-stationary arrays only
+    Attr("depthwise-mode", int, 0, 0, 1,
+         doc="1: the array has a depthwise mode (dwconv: a column per channel, a tap per row, "
+             "per-PE inputs); ws dataflow only", unit="flag"),
 )
 
 register_target_kind("npu", NPU_ATTRS, _derive_npu, "simulated NPU: systolic array + vector unit")

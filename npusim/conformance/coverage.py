@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from isa.checks import target_units
 from isa.spec import FieldSpec, InstructionSpec, load_spec
+from isa.timing import depthwise_cols
 
 # Semantic corners of each instruction that the reference machine detects on the data.
 SEMANTIC = {
@@ -33,6 +34,8 @@ SEMANTIC = {
     "vrsqrt": ("non_positive", "odd_in_frac", "sat_hi"),
     "gemm": ("wrap", "acc_after_gemm", "transposed_ragged"), "conv": ("pad_top", "pad_left", "pad_bottom", "pad_right",
                                                  "stride", "dilation", "multi_block", "wrap"),
+    "dwconv": ("pad_top", "pad_left", "pad_bottom", "pad_right", "stride", "dilation",
+               "multi_pass", "wrap"),
     "load": ("planes", "stride_gap", "stride_zero", "pad_all", "dirty_pad"),
     "store": ("planes", "stride_gap", "from_abuf"),
     "wait": ("after_signal",), "gbarrier": ("multi_core",),
@@ -68,7 +71,8 @@ def field_max(f: FieldSpec, target) -> int:
     """A field's largest legal value on `target` (its target_max limit, else its range)."""
     hi = f.legal[1]
     limits = {"dma_chan": target.dma_engines - 1, "array_rows": target.array_rows,
-              "array_cols": target.array_cols, "semaphore": target.semaphores - 1}
+              "array_cols": target.array_cols, "semaphore": target.semaphores - 1,
+              "depthwise_cols": depthwise_cols(target)}
     return min(hi, limits.get(f.target_max, hi))
 
 
@@ -96,6 +100,8 @@ def universe(target) -> dict[str, tuple[str, str, str]]:
     spec = load_spec()
     out = {}
     for ins in spec.instructions:
+        if ins.mnemonic == "dwconv" and not depthwise_cols(target):
+            continue  # the array has no depthwise mode: no dwconv runs on this Target
         out[f"{ins.mnemonic}|op|executed"] = (ins.mnemonic, "op", "executed")
         for f in ins.fields:
             if ins.mnemonic == "cfg" and f.name == "value":

@@ -8,7 +8,7 @@ import numpy as np
 
 from npusim.conformance.case import Builder, tolerant
 from npusim.conformance.gen_dma import load_case
-from npusim.conformance.gen_matrix import conv_case, gemm_case
+from npusim.conformance.gen_matrix import conv_case, dwconv_case, gemm_case
 from npusim.conformance.gen_vector import (BINARY, i8, i32, pool_case, requant_table,
                                            row_case, vector_case)
 
@@ -54,6 +54,13 @@ def _matrix_limits(t, rng):
                                                              1, 1, rng))
     yield tolerant("limits/conv-cin-max", lambda: conv_case("limits/conv-cin-max", t, 1, 1,
                                                             4095, 1, rng))
+    from isa.timing import depthwise_cols
+    if depthwise_cols(t):  # the array's depthwise mode
+        yield tolerant("limits/dwconv-in_h-max", lambda: dwconv_case(
+            "limits/dwconv-in_h-max", t, 1023, 1, 1, rng))
+        yield tolerant("limits/dwconv-in_w-max", lambda: dwconv_case(
+            "limits/dwconv-in_w-max", t, 1, 1023, 1, rng))
+        yield tolerant("limits/dwconv-addresses-top", lambda: _dwconv_top(t, rng))
 
 
 def _conv_top(t, rng):
@@ -65,6 +72,19 @@ def _conv_top(t, rng):
     b.emit("cfg", unit="matrix", reg="conv_kw", value=2)
     b.handoff("dma0", "matrix")
     b.emit("conv", ibuf=x, wbuf=w, abuf=acc, in_h=3, in_w=3, cin=2, cout=2)
+    b.output("abuf", acc, 8, src="matrix")
+    return b
+
+
+def _dwconv_top(t, rng):
+    b = Builder("limits/dwconv-addresses-top", t, "dwconv operands ending at their buffers' ends")
+    x = b.put("X", i8(rng, 3 * 3 * 2), "ibuf", top=True)
+    w = b.put("Wt", i8(rng, 2 * 2 * 2), "wbuf", top=True)
+    acc = b.alloc("abuf", 2 * 2 * 2, top=True)
+    b.emit("cfg", unit="matrix", reg="conv_kh", value=2)
+    b.emit("cfg", unit="matrix", reg="conv_kw", value=2)
+    b.handoff("dma0", "matrix")
+    b.emit("dwconv", ibuf=x, wbuf=w, abuf=acc, in_h=3, in_w=3, channels=2)
     b.output("abuf", acc, 8, src="matrix")
     return b
 

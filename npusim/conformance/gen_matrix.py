@@ -60,6 +60,69 @@ def conv_case(name, t, h, w, cin, cout, rng, regs=None, acc_init=None, chain=1, 
     return b
 
 
+def dwconv_case(name, t, h, w, c, rng, regs=None, acc_init=None, chain=1, doc="", x=None,
+                wt=None):
+    """dwconv of an h x w x c tile (the array's depthwise mode) with these conv_* registers."""
+    from isa.operands import window_out_hw
+    regs = dict(regs or {})
+    full = {f"conv_{r}": (0 if r.startswith("pad") else 1) for r in CONV_REGS} | \
+        {f"conv_{k}": v for k, v in regs.items()}
+    oh, ow = window_out_hw("conv", {"in_h": h, "in_w": w}, full)
+    kh, kw = full["conv_kh"], full["conv_kw"]
+    b = Builder(name, t, doc)
+    x = rng.integers(-128, 128, (h, w, c)) if x is None else x
+    wt = rng.integers(-128, 128, (chain, kh, kw, c)) if wt is None else wt
+    ix = b.put("X", x, "ibuf")
+    iw = b.put("Wt", wt, "wbuf")
+    ac = b.put("ACC", acc_init, "abuf") if acc_init is not None else b.alloc("abuf",
+                                                                             oh * ow * c)
+    for r, v in regs.items():
+        b.emit("cfg", unit="matrix", reg=f"conv_{r}", value=v)
+    b.handoff("dma0", "matrix")
+    for i in range(chain):
+        b.emit("dwconv", ibuf=ix, wbuf=iw + i * kh * kw * c, abuf=ac, in_h=h, in_w=w,
+               channels=c, acc=int(acc_init is not None or i > 0))
+    b.output("abuf", ac, oh * ow * c, src="matrix")
+    return b
+
+
+def _dwconv(t, rng):
+    """The depthwise mode's tiles, on a Target that has it (isa.timing.depthwise_cols)."""
+    from isa.timing import depthwise_cols
+    C = depthwise_cols(t)
+    if not C:
+        return
+    R = t.array_rows
+    yield dwconv_case("dwconv/3x3-all-columns", t, 5, 5, C, rng,
+                      {"kh": 3, "kw": 3, "pad_top": 1, "pad_left": 1, "pad_bottom": 1,
+                       "pad_right": 1}, doc="channels = array cols, MobileNet's 3x3 pad 1")
+    yield dwconv_case("dwconv/1-channel", t, 3, 4, 1, rng, {"kh": 2, "kw": 3})
+    for side in ("top", "left", "bottom", "right"):
+        yield dwconv_case(f"dwconv/pad-{side}", t, 4, 4, 3, rng,
+                          {"kh": 3, "kw": 3, f"pad_{side}": 2}, doc=f"zero padding on the {side}")
+    yield dwconv_case("dwconv/stride-2", t, 7, 6, 2, rng,
+                      {"kh": 3, "kw": 3, "stride_h": 2, "stride_w": 3, "pad_top": 1})
+    yield dwconv_case("dwconv/dilation-2", t, 7, 7, 2, rng,
+                      {"kh": 3, "kw": 2, "dilation_h": 2, "dilation_w": 3})
+    kh = min(R + 1, 15)  # kh * 2 taps > R rows
+    yield dwconv_case("dwconv/taps-over-rows", t, kh + 1, 4, 2, rng, {"kh": kh, "kw": 2},
+                      doc="kh * kw > array rows: several passes of R taps")
+    yield dwconv_case("dwconv/accumulate-chain", t, 4, 4, 2, rng, {"kh": 2, "kw": 2}, chain=2)
+    yield dwconv_case("dwconv/accumulate-preloaded", t, 3, 3, 2, rng,
+                      acc_init=rng.integers(-2**20, 2**20, (3, 3, 2)))
+    yield dwconv_case("dwconv/wrap-int32", t, 1, 1, 1, rng, acc_init=np.array([[[I32[1]]]]),
+                      x=np.array([[[127]]]), wt=np.array([[[[127]]]]))
+    for i in range(4):
+        kh, kw = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+        regs = {"kh": kh, "kw": kw, "stride_h": int(rng.integers(1, 3)),
+                "stride_w": int(rng.integers(1, 3)), "pad_top": int(rng.integers(0, kh)),
+                "pad_left": int(rng.integers(0, kw)), "pad_bottom": int(rng.integers(0, kh)),
+                "pad_right": int(rng.integers(0, kw))}
+        h, w = int(rng.integers(kh, kh + 4)), int(rng.integers(kw, kw + 4))
+        yield dwconv_case(f"dwconv/random-{i}", t, h, w, int(rng.integers(1, C + 1)), rng, regs,
+                          doc="seeded random dwconv")
+
+
 def _gemm(t, rng):
     R, C = t.array_rows, t.array_cols
     yield gemm_case("gemm/1x1x1", t, 1, 1, 1, rng)
@@ -154,3 +217,4 @@ def generate(t, rng):
     yield from _conv(t, rng)
     yield from _random(t, rng)
     yield from _gemm_wt(t, rng)  # last: the earlier tests' seeded draws stay as they were
+    yield from _dwconv(t, rng)  # none without the depthwise mode: the others' draws stay

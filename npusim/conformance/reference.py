@@ -297,6 +297,29 @@ class Reference:
         self.corner(instr, "wrap", self._conv_wraps(x, w, kw_args, acc))
         self._write(st, "abuf", f["abuf"], semantics.conv2d(x, w, acc=acc, **kw_args), ident)
 
+    def _dwconv(self, st, ident, instr, regs):
+        f = instr.fields
+        kh, kw, c = regs["conv_kh"], regs["conv_kw"], f["channels"]
+        oh, ow = window_out_hw("conv", f, regs)
+        x = self._read(st, "ibuf", f["ibuf"], f["in_h"] * f["in_w"] * c, "dwconv ibuf")
+        w = self._read(st, "wbuf", f["wbuf"], kh * kw * c, "dwconv wbuf")
+        acc = self._read(st, "abuf", f["abuf"], oh * ow * c, "dwconv abuf").reshape(
+            oh, ow, c) if f["acc"] else None
+        pads = tuple(regs[f"conv_pad_{s}"] for s in ("top", "left", "bottom", "right"))
+        kw_args = dict(stride=(regs["conv_stride_h"], regs["conv_stride_w"]), pads=pads,
+                       dilation=(regs["conv_dilation_h"], regs["conv_dilation_w"]))
+        x = x.reshape(f["in_h"], f["in_w"], c)
+        w = w.reshape(kh, kw, c)
+        for side, p in zip(("pad_top", "pad_left", "pad_bottom", "pad_right"), pads):
+            self.corner(instr, side, p > 0)
+        self.corner(instr, "stride", max(kw_args["stride"]) > 1)
+        self.corner(instr, "dilation", max(kw_args["dilation"]) > 1)
+        self.corner(instr, "multi_pass", kh * kw > self.t.array_rows)
+        big = semantics.dwconv2d(x.astype(np.float64), w.astype(np.float64), **kw_args)
+        total = big + (0 if acc is None else acc)
+        self.corner(instr, "wrap", (total > semantics.INT32_MAX) | (total < semantics.INT32_MIN))
+        self._write(st, "abuf", f["abuf"], semantics.dwconv2d(x, w, acc=acc, **kw_args), ident)
+
     @staticmethod
     def _conv_wraps(x, w, kw_args, acc) -> bool:
         big = semantics.conv2d(x.astype(np.float64), w.astype(np.float64), **kw_args)

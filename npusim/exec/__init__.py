@@ -13,7 +13,7 @@ from npusim.exec.state import BUFFERS, CoreState, ExecInfo
 from npusim.faults import SimulationFault
 
 HANDLERS = {"dma_load": dma.dma_load, "dma_store": dma.dma_store,
-            "gemm": matrix.gemm, "conv": matrix.conv, **vector.HANDLERS, **control.HANDLERS}
+            "gemm": matrix.gemm, "conv": matrix.conv, "dwconv": matrix.dwconv, **vector.HANDLERS, **control.HANDLERS}
 
 _missing = [i.mnemonic for i in load_spec().instructions if i.ref not in HANDLERS]
 if _missing:  # a spec instruction the model cannot run must fail loudly, not at run time

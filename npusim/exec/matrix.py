@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from isa import timing
+from isa import semantics, timing
 from isa.operands import cycle_operands, extents
 from npusim.exec import kernels
-from npusim.exec.operands import check_limit, check_sram, shape_key, writer
+from npusim.exec.operands import check_limit, check_sram, read, shape_key, writer
 from npusim.exec.state import ExecInfo
 from npusim.faults import IllegalInstructionError
 
@@ -44,10 +44,13 @@ SRAM_TRAFFIC = {"ws": _ws_sram, "os": _os_sram}
 
 # the Target limits of isa.checks' TARGET_LIMITS that the engine itself enforces (a program
 # that skipped the assembler's checks faults here), with the fix a fault suggests
-_ARRAY_LIMITS = {"array_rows": "the array rows", "array_cols": "the array columns"}
+_ARRAY_LIMITS = {"array_rows": "the array rows", "array_cols": "the array columns",
+                 "depthwise_cols": "the depthwise mode's columns (0: the array has none)"}
 _LIMIT_HINTS = {"k": "split the reduction into passes with acc=1",
                 "n": "split the output columns into tiles",
-                "cout": "split the output channels into tiles"}
+                "cout": "split the output channels into tiles",
+                "channels": "split the channels into tiles; a Target without -depthwise-mode=1 "
+                            "runs depthwise convs as block-diagonal conv tiles"}
 
 
 def _check_array_limits(instr, hw) -> None:
@@ -174,3 +177,53 @@ def conv(instr, state, dram, timing_only):
     # computed now, at issue: the sources need no copy of their own
     out = kernels.gemm(x[gather], w.reshape(kh * kw * cin, cout), acc)
     return info, writer(state, "abuf", f["abuf"], out.astype(state.dtypes["abuf"], copy=False))
+
+
+def _dwconv_shape(instr, state, regs):
+    """(extent counts, kh, kw, oh, ow, ExecInfo) of a depthwise-mode tile; faults as the
+    instruction does when its shape is illegal or the array has no depthwise mode."""
+    f = instr.fields
+    hw = state.hw
+    _check_array_limits(instr, hw)
+    ops = cycle_operands(instr, regs)
+    oh, ow, kh, kw = ops["oh"], ops["ow"], ops["kh"], ops["kw"]
+    if oh < 1 or ow < 1:
+        raise IllegalInstructionError(
+            f"dwconv output would be empty ({oh}x{ow}): input {f['in_h']}x{f['in_w']} with "
+            f"kernel {kh}x{kw}", hint="check the conv_* registers set by cfg unit=matrix")
+    ext = extents(instr, regs)
+    c = f["channels"]
+    passes = timing.dwconv_passes(hw, kh, kw)
+    eb, ab = state.elem_bytes["ibuf"], state.elem_bytes["abuf"]
+    m = oh * ow
+    # each pass streams its taps' pixels of every channel (per-PE lanes), preloads its taps'
+    # weights and accumulates into abuf after the first
+    sram = {"ibuf": m * kh * kw * c * eb, "wbuf": kh * kw * c * eb,
+            "abuf": sum(m * c * ab * (2 if f["acc"] or i else 1) for i in range(len(passes)))}
+    info = ExecInfo(timing.cycles(hw, instr, **ops), macs=m * kh * kw * c,
+                    sram=tuple(sram.items()))
+    return (ext["ibuf"].count, ext["wbuf"].count, ext["abuf"].count), kh, kw, oh, ow, info
+
+
+def dwconv(instr, state, dram, timing_only):
+    f = instr.fields
+    regs = state.regs["matrix"]
+    key = ("dwconv", *shape_key(instr, state.hw.dataflow), *regs.values())
+    shape = state.shapes.get(key)
+    if shape is None:
+        shape = state.shapes[key] = _dwconv_shape(instr, state, regs)
+    counts, kh, kw, oh, ow, info = shape
+    check_sram(state, "ibuf", f["ibuf"], counts[0], "ibuf")
+    check_sram(state, "wbuf", f["wbuf"], counts[1], "wbuf")
+    check_sram(state, "abuf", f["abuf"], counts[2], "abuf")
+    if timing_only:
+        return info, None
+    c, in_h, in_w = f["channels"], f["in_h"], f["in_w"]
+    x = read(state, "ibuf", f["ibuf"], in_h * in_w * c).reshape(in_h, in_w, c)
+    w = read(state, "wbuf", f["wbuf"], kh * kw * c).reshape(kh, kw, c)
+    acc = read(state, "abuf", f["abuf"], oh * ow * c).reshape(oh, ow, c) if f["acc"] else None
+    pads = tuple(regs[f"conv_pad_{s}"] for s in ("top", "left", "bottom", "right"))
+    out = semantics.dwconv2d(x, w, (regs["conv_stride_h"], regs["conv_stride_w"]), pads,
+                             (regs["conv_dilation_h"], regs["conv_dilation_w"]), acc)
+    return info, writer(state, "abuf", f["abuf"], out.reshape(-1).astype(
+        state.dtypes["abuf"], copy=False))

@@ -13,6 +13,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
+from isa.timing import depthwise_cols
 from npusim.hw.rtl_params import MATRIX_AREA_MODULES, UNITS, area_params, unit_params
 
 CSV = Path(__file__).with_name("rtl_area.csv")
@@ -44,6 +45,10 @@ FEATURES = {
     "unit_queue": (("1", lambda p: 1), ("Q", lambda p: p["Q"])),
     "semaphores": (("1", lambda p: 1), ("NSEM", lambda p: p["NSEM"]), ("NU", lambda p: p["NU"]),
                    ("NSEM*NU", lambda p: p["NSEM"] * p["NU"])),
+    # the depthwise mode's unit: R*C PEs with their input lanes (address adder, in-tile check),
+    # the output de-skew O(C^2), the walker's (R + C - 1)-deep history and the tap chain O(R + C)
+    "dwconv_unit": (("1", lambda p: 1), ("R*C", lambda p: p["R"] * p["C"]),
+                    ("C^2", lambda p: p["C"] ** 2), ("R+C", lambda p: p["R"] + p["C"])),
 }
 
 # SRAM at 45 nm: the 0.346 um^2 6T bit cell of Intel's 45 nm process (K. Mistry et al., "A 45nm
@@ -59,6 +64,11 @@ SRAM_MM2_PER_KIB = 8 * 1024 * SRAM_BITCELL_UM2 / SRAM_ARRAY_EFFICIENCY / 1e6
 # the 45 nm areas of M. Horowitz, "Computing's energy problem (and what we can do about it)",
 # ISSCC 2014: 8b mult 282, 32b add 137, 16b FP mult 1640, 32b FP add 4184 um^2.
 FP16_PE_EXTRA_UM2 = (1640 + 4184) - (282 + 137)
+
+# The array's depthwise mode (-depthwise-mode=1, the dwconv instruction) is a unit of its own in
+# the RTL (npu_core's matrix_unit_dw runs dwconv_unit beside matrix_unit: its own R x C PEs with
+# per-PE input lanes), priced by its own fit; an output-stationary array has none.
+DEPTHWISE_MODULE = "dwconv_unit"
 
 # the raw table's matrix engine of each dataflow (experiments/rtl_area.py's "matrix_os" is
 # matrix_engine_os)
@@ -106,11 +116,14 @@ def _core_parts(t) -> tuple:
     fit = load_fit()
     matrix_module = MATRIX_AREA_MODULES[t.dataflow]  # the core has one matrix unit, its dataflow's
     um2 = {m: module_um2(m, area_params(m, t), fit) for m in FEATURES
-           if m not in MATRIX_AREA_MODULES.values() or m == matrix_module}
+           if (m not in MATRIX_AREA_MODULES.values() or m == matrix_module)
+           and m != DEPTHWISE_MODULE}
     nu = area_params("dispatcher", t)["NU"]
     matrix = um2[matrix_module]
     if t.dtype == "fp16":
         matrix += FP16_PE_EXTRA_UM2 * t.array_rows * t.array_cols
+    if depthwise_cols(t):  # the depthwise mode's unit beside the matrix unit
+        matrix += module_um2(DEPTHWISE_MODULE, area_params(DEPTHWISE_MODULE, t), fit)
     parts = {
         "matrix": matrix / 1e6,
         "vector": um2["vector_unit"] / 1e6,

@@ -19,6 +19,10 @@ UNIT_SOURCES = {
 }
 UNITS = tuple(UNIT_SOURCES)  # the unit classes of the ISA's unit enum that have RTL
 
+# rtl/ files of the depthwise-mode unit, top module first (npu_core's matrix_unit_dw runs it
+# beside matrix_unit)
+DWCONV_SOURCES = ["dwconv_unit.v", "systolic_array_dw.v", "systolic_pe.v"]
+
 # The modules the area model is fitted on (npusim.hw.area, experiments/rtl_area.py --fit), each
 # its own top: the matrix unit as the core instantiates it (engine + conv sequencer), the
 # vector unit, one DMA channel, and the dispatch logic (dispatcher, one queue, the semaphores).
@@ -31,6 +35,8 @@ AREA_SOURCES = {
     "dispatcher": ["dispatcher.v"],
     "unit_queue": ["unit_queue.v"],
     "semaphores": ["semaphores.v"],
+    # the depthwise mode's unit beside the matrix unit (-depthwise-mode=1: matrix_unit_dw)
+    "dwconv_unit": DWCONV_SOURCES,
 }
 
 
@@ -86,7 +92,10 @@ def dram_params(t: Target, dram_bytes: int | None = None) -> dict:
     return {"BW": t.dram_bw, "LAT": t.dram_latency, "DRAM_BYTES": size}
 
 
-UNIT_PARAMS = {"matrix": matrix_params, "vector": vector_params, "dma": dma_params}
+UNIT_PARAMS = {"matrix": matrix_params, "vector": vector_params, "dma": dma_params,
+               # the matrix unit's depthwise mode (rtl/dwconv_unit.v, -depthwise-mode=1): its
+               # own testbench until npu_core instantiates it
+               "dwconv": matrix_params}
 
 
 def queued_units(t: Target) -> int:
@@ -105,6 +114,7 @@ AREA_PARAMS = {
     "dispatcher": lambda t: {"NU": queued_units(t)},
     "unit_queue": lambda t: {"Q": t.queue_depth},
     "semaphores": lambda t: {"NSEM": t.semaphores, "NU": queued_units(t)},
+    "dwconv_unit": matrix_params,
 }
 
 

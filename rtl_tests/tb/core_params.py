@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from isa.checks import core_units
 from isa.target import TargetError
+from isa.timing import depthwise_cols
 from npusim.hw.rtl_params import buffer_params, dma_params, dram_params, matrix_params, rtl_target
 from npusim.hw.rtl_params import vector_params
 
@@ -35,4 +36,5 @@ def core_params(target, dram_bytes: int = CORE_DRAM_BYTES) -> dict:
     return {**matrix_params(t), **vector_params(t), **dma_params(t), **buffer_params(t),
             "LAT": dram["LAT"], "DRAM_BYTES": dram["DRAM_BYTES"], "Q": t.queue_depth,
             "NSEM": t.semaphores, "IMEM_DEPTH": IMEM_DEPTH,
-            "OS": int(t.dataflow == "os")}  # the output-stationary matrix unit (matrix_unit_os)
+            "OS": int(t.dataflow == "os"),  # the output-stationary matrix unit (matrix_unit_os)
+            "DW": int(depthwise_cols(t) > 0)}  # the depthwise mode's unit (matrix_unit_dw)

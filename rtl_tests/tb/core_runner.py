@@ -11,7 +11,9 @@ from rtl_tests.runner import BUILD, COMMON, RTL, ROOT, SOURCES, require_icarus
 from rtl_tests.tb.core_params import core_params
 
 # the core's matrix unit wraps the matrix engine with the conv sequencer
-MATRIX_UNIT_SOURCES = ["matrix_unit.v", "conv_im2col.v", "matrix_unit_os.v", *SOURCES["matrix"]]
+MATRIX_UNIT_SOURCES = ["matrix_unit.v", "conv_im2col.v", "matrix_unit_os.v", *SOURCES["matrix"],
+                       # the depthwise mode's unit beside matrix_unit (npu_core's DW parameter)
+                       "matrix_unit_dw.v", "dwconv_unit.v", "systolic_array_dw.v"]
 CORE_SOURCES = ["npu_core.v", "dispatcher.v", "unit_queue.v", "semaphores.v",
                 *MATRIX_UNIT_SOURCES, *SOURCES["vector"], *SOURCES["dma"], *COMMON]
 

@@ -59,9 +59,9 @@ def test_assembly_errors_one_per_line_exit_2(capsys, tmp_path):
         f"{src}:2:29: error: gemm: field 'k' value 40 out of range 1..16 "
         "(array_rows of npu-edge)",
         f"{src}:3:1: error: unknown mnemonic 'foo'; known: nop, halt, cfg, load, store, gemm, "
-        "conv, vadd, vsub, vmul, vmax, vmin, vrelu, vclip, vshr, vrequant, vbias, vmaxpool, "
-        "vsumpool, vcopy, vlut, vrmax, vrsum, vrsub, vrmul, vexp, vrecip, vrsqrt, signal, wait, "
-        "barrier, gbarrier"]
+        "conv, dwconv, vadd, vsub, vmul, vmax, vmin, vrelu, vclip, vshr, vrequant, vbias, "
+        "vmaxpool, vsumpool, vcopy, vlut, vrmax, vrsum, vrsub, vrmul, vexp, vrecip, vrsqrt, "
+        "signal, wait, barrier, gbarrier"]
     assert not src.with_suffix(".bin").exists()
 
 

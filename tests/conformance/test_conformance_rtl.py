@@ -31,3 +31,20 @@ def test_rtl_core_passes_the_documented_subset_with_timing():
     result = run(entries, load_dut("rtl"), "npu-tiny", timing=True)
     assert result.count("skipped") == 0, [o.message for o in result.outcomes if o.message]
     assert result.failures == [], result.table()
+
+
+# the depthwise mode (npu_core's DW parameter: matrix_unit_dw): its corners most likely to
+# differ in hardware, beside a gemm and a conv that share the unit and the cfg registers
+DW_SUBSET = ("dwconv/3x3-all-columns,dwconv/pad-left,dwconv/stride-2,dwconv/taps-over-rows,"
+             "dwconv/accumulate-chain,gemm/full-array,conv/pad-top")
+
+
+@pytest.mark.skipif(shutil.which("iverilog") is None or shutil.which("vvp") is None,
+                    reason="Icarus Verilog (iverilog, vvp) is not installed; the rtl DUT needs it")
+def test_rtl_core_with_the_depthwise_mode_passes_its_subset_with_timing():
+    target = "npu-tiny -depthwise-mode=1"
+    entries = select(suite(target), DW_SUBSET)
+    assert len(entries) == 8  # conv/pad-top selects dwconv/pad-top too
+    result = run(entries, load_dut("rtl"), target, timing=True)
+    assert result.count("skipped") == 0, [o.message for o in result.outcomes if o.message]
+    assert result.failures == [], result.table()

@@ -95,6 +95,7 @@ def test_every_spec_instruction_runs_in_the_model():
             I("store", chan=0, buf="obuf", sram=0, dram=64, rows=1, cols=8, stride=8),
             I("gemm", ibuf=0, wbuf=0, abuf=0, m=2, k=4, n=4),
             I("conv", ibuf=0, wbuf=0, abuf=0, in_h=2, in_w=2, cin=2, cout=2),
+            I("dwconv", ibuf=0, wbuf=0, abuf=0, in_h=2, in_w=2, channels=2),
             *[I(op, **b) for op in ("vadd", "vsub", "vmul", "vmax", "vmin", "vlut")],
             *[I(op, **v, len=8) for op in ("vrelu", "vcopy")],
             I("vclip", **v, len=8, lo=-3, hi=3), I("vshr", **v, len=8, shift=2),
@@ -111,8 +112,9 @@ def test_every_spec_instruction_runs_in_the_model():
             I("barrier"), I("gbarrier", id=0), I("halt")]
     assert {i.mnemonic for i in prog} == {i.mnemonic for i in load_spec().instructions}
     # a bag of every mnemonic, not an ordered program: its units race by design
-    full = simulate(prog, "npu-tiny", inputs=None, races="off")
-    fast = simulate(prog, "npu-tiny", timing_only=True, races="off")
+    # dwconv runs on an array with the depthwise mode
+    full = simulate(prog, "npu-tiny -depthwise-mode=1", inputs=None, races="off")
+    fast = simulate(prog, "npu-tiny -depthwise-mode=1", timing_only=True, races="off")
     assert set(full.trace.mnemonic) == {i.mnemonic for i in prog}
     assert full.cycles == fast.cycles
     assert np.array_equal(full.trace[["start", "end"]].values, fast.trace[["start", "end"]].values)

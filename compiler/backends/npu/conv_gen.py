@@ -5,7 +5,7 @@ vector epilogue and a strided store of the output-channel block."""
 from __future__ import annotations
 
 from ...lower.cache import SlotCache
-from ...lower.conv import ConvLayer, split_rows
+from ...lower.conv import ConvLayer, split_rows, uses_dwconv
 from .epilogue_gen import EpilogueCode
 from .generators import register_generator, split
 
@@ -33,7 +33,7 @@ def conv_sram(layer, hw) -> dict:
     in_rows = min((s.rows - 1) * g.sh + (g.kh - 1) * g.dh + 1, g.h)
     acc_tile = s.rows * g.ow * cb
     return {"ibuf": s.in_slots * in_rows * g.w * s.cin_slice,
-            "wbuf": s.w_slots * g.kh * g.kw * s.cin_slice * cb,
+            "wbuf": s.w_slots * g.kh * g.kw * (1 if uses_dwconv(g, hw) else s.cin_slice) * cb,
             "obuf": s.out_slots * acc_tile * (2 if layer.epilogue.residual else 1)}
 
 
@@ -46,7 +46,8 @@ def gen_conv(em, layer, tiles, dram, lowered, key: str) -> None:
     in_rows = min((s.rows - 1) * g.sh + (g.kh - 1) * g.dh + 1, g.h)
     cq_max = max(t.q1 - t.q0 for t in tiles)
     in_tile = in_rows * g.w * cq_max
-    w_tile = g.kh * g.kw * cq_max * cb
+    dw = uses_dwconv(g, hw)  # dwconv tiles: kh x kw x channels weights, one pass of taps
+    w_tile = g.kh * g.kw * (1 if dw else cq_max) * cb
     acc_tile = s.rows * g.ow * cb
     ep = EpilogueCode(em, sram, dram, epi, g.cout, acc_tile, key)
     ibase = sram.alloc("ibuf", s.in_slots * in_tile, "input slots")
@@ -60,7 +61,7 @@ def gen_conv(em, layer, tiles, dram, lowered, key: str) -> None:
     for t in tiles:
         if t.w_key not in waddr:
             waddr[t.w_key] = dram.const(f"{key}.w{t.c0}.{t.q0}",
-                                        layer.block_weights(t.c0, t.c1, t.q0, t.q1))
+                                        layer.block_weights(t.c0, t.c1, t.q0, t.q1, dw))
     ep.prologue(layer.name)
     in_cache, w_cache = SlotCache(s.in_slots), SlotCache(s.w_slots)
     acc_slot, out_slot, acc_of = 0, 0, {}
@@ -82,7 +83,8 @@ def gen_conv(em, layer, tiles, dram, lowered, key: str) -> None:
         slot, fresh = w_cache.get(t.w_key)
         wa = wbase + slot * w_tile
         if fresh:
-            em.load_dense("w", "wbuf", wa, waddr[t.w_key], g.kh * g.kw * cq * cbt,
+            em.load_dense("w", "wbuf", wa, waddr[t.w_key],
+                          g.kh * g.kw * (1 if dw else cq) * cbt,
                           comment=f"{tag}: weights")
         if t.first:
             acc_of[t.acc_key] = abase + acc_slot * acc_tile
@@ -91,8 +93,12 @@ def gen_conv(em, layer, tiles, dram, lowered, key: str) -> None:
         regs = {"conv_kh": g.kh, "conv_kw": g.kw, "conv_stride_h": g.sh, "conv_stride_w": g.sw,
                 "conv_pad_top": pt, "conv_pad_left": g.pads[1], "conv_pad_bottom": pb,
                 "conv_pad_right": g.pads[3], "conv_dilation_h": g.dh, "conv_dilation_w": g.dw}
-        em.conv(ia, wa, aa, i1 - i0, g.w, cq, cbt, not t.first, regs, m * cbt, g.kh, g.kw, m,
-                comment=tag)
+        if dw:
+            em.dwconv(ia, wa, aa, i1 - i0, g.w, cbt, not t.first, regs, m * cbt, g.kh, g.kw,
+                      m, comment=tag)
+        else:
+            em.conv(ia, wa, aa, i1 - i0, g.w, cq, cbt, not t.first, regs, m * cbt, g.kh, g.kw,
+                    m, comment=tag)
         if not t.last:
             continue
         oa = obase + out_slot * acc_tile * (2 if epi.residual else 1)

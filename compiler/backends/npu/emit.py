@@ -171,6 +171,20 @@ class Emitter:
                            writes=(("abuf", abuf, abuf + out_elems),), regs=regs,
                            comment=comment, macs=m * kh * kw * cin * cout))
 
+    def dwconv(self, ibuf: int, wbuf: int, abuf: int, in_h: int, in_w: int, channels: int,
+               acc: bool, regs: dict, out_elems: int, kh: int, kw: int, m: int,
+               comment: str = "") -> Op:
+        """A depthwise-mode tile: channel c of the output from channel c of the input."""
+        ins = self.ins("dwconv", ibuf=ibuf, wbuf=wbuf, abuf=abuf, in_h=in_h, in_w=in_w,
+                       channels=channels, acc=1 if acc else 0)
+        reads = [("ibuf", ibuf, ibuf + in_h * in_w * channels),
+                 ("wbuf", wbuf, wbuf + kh * kw * channels)]
+        if acc:
+            reads.append(("abuf", abuf, abuf + out_elems))
+        return self.add(Op("matrix", ins, self.hw.dwconv(m, kh, kw, channels),
+                           reads=tuple(reads), writes=(("abuf", abuf, abuf + out_elems),),
+                           regs=regs, comment=comment, macs=m * kh * kw * channels))
+
     def gemm(self, ibuf: int, wbuf: int, abuf: int, m: int, k: int, n: int, acc: bool,
              comment: str = "", wt: bool = False) -> Op:
         """wt: the wbuf tile is stored n x k (an activation's rows, e.g. K of Q.K^T)."""

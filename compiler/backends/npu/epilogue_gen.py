@@ -1,5 +1,5 @@
 """Vector-unit code of an accumulator tile's epilogue (the sequence qnn ops are defined by):
-vbias, vrequant (fused ReLU), vclip, residual add (vmul, vmul, vadd, vshr), activation; or
+vbias, vrequant (fused ReLU, and a clip its clamps make), vclip, residual add (vmul, vmul, vadd, vshr), activation; or
 in fp16 mode bias, activation, residual vadd and the cast to fp16."""
 
 from __future__ import annotations
@@ -58,8 +58,8 @@ class EpilogueCode:
         if e.quantized:
             em.vec("vrequant", ("obuf", out), ("abuf", acc), length, ("abuf", self.rq + 2 * c0),
                    channels=channels, zp=e.out_zp,
-                   relu=int(e.act == "relu"))
-            if e.act == "clip":
+                   relu=int(e.requant_relu))
+            if e.act == "clip" and not e.clip_in_requant:
                 em.vec("vclip", ("obuf", out), ("obuf", out), length, lo=int(e.act_lo),
                        hi=int(e.act_hi))
             if e.residual:
