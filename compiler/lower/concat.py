@@ -9,10 +9,11 @@ from math import prod
 
 from ..ops import get_op, register_hook
 from .cost import FIELD_MAX, Hw
+from .layer import NoMacs
 
 
 @dataclass
-class ConcatLayer:
+class ConcatLayer(NoMacs):
     """y = concat(xs, axis); part i: outer rows of `inner[i]` elements at column offset
     `offset[i]` of the output's rows of `total` elements."""
 
@@ -39,10 +40,6 @@ class ConcatLayer:
     def const_elems(self) -> int:
         """Elements of the constant parts: compulsory DRAM reads, as a layer's weights."""
         return sum(int(c.size) for c in self.consts.values())
-
-    @property
-    def macs(self) -> int:
-        return 0
 
     def chunks(self) -> list:
         """(input index, first row, end row, first column, end column) per load/store pair."""

@@ -9,6 +9,7 @@ from math import prod
 
 from ..errors import CompilerError
 from .cost import FIELD_MAX, Hw
+from .layer import OneInput
 
 DIM_MAX = min(FIELD_MAX["rows"], FIELD_MAX["cols"], FIELD_MAX["planes"])  # of one DMA
 
@@ -39,7 +40,7 @@ class Chunk:
 
 
 @dataclass
-class CopyLayer:
+class CopyLayer(OneInput):
     """y = transpose(x.reshape(shape), perm), contiguous; `chunks` is the DMA plan."""
 
     name: str
@@ -51,14 +52,6 @@ class CopyLayer:
     kind: str = "copy"
     note: str = ""
     introduced: bool = False   # made by a rewrite, not a model layer (no roofline of its own)
-
-    @property
-    def inputs(self) -> list:
-        return [self.x]
-
-    @property
-    def macs(self) -> int:
-        return 0
 
 
 def _strides(shape) -> list:

@@ -12,6 +12,7 @@ import numpy as np
 from ..errors import CompilerError
 from ..ops import register_hook
 from .cost import FIELD_MAX, Hw
+from .layer import NoMacs
 
 # vector ops per element of each kind: (int8 path, float path)
 OPS = {"add": (["vmul", "vmul", "vadd", "vshr"], ["vadd"]),
@@ -34,7 +35,7 @@ class EltSchedule:
 
 
 @dataclass
-class EltwiseLayer:
+class EltwiseLayer(NoMacs):
     """y = op(x[, x2]) elementwise; attrs hold the integer (or float) parameters."""
 
     name: str
@@ -52,10 +53,6 @@ class EltwiseLayer:
     @property
     def inputs(self) -> list:
         return list(self.xs)
-
-    @property
-    def macs(self) -> int:
-        return 0
 
     def chunks(self) -> list:
         c = self.schedule.chunk

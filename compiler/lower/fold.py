@@ -15,6 +15,7 @@ import numpy as np
 
 from .cost import FIELD_MAX, Hw
 from .geometry import ConvGeom, space_to_depth
+from .layer import OneInput
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ def fold(geom: ConvGeom) -> Fold | None:
 
 
 @dataclass
-class FoldCopyLayer:
+class FoldCopyLayer(OneInput):
     """y[n, r, x, (b, ry, rx, c)] = x[n, r*sh + ry, (x + b - left)*sw + rx, c] (zero outside):
     per (b, ry) and chunk of rows, one load with zero-padded columns and one strided store."""
 
@@ -69,14 +70,6 @@ class FoldCopyLayer:
     note: str = "fold kernel columns"
     introduced: bool = True
     chunks: list = field(default_factory=list)
-
-    @property
-    def inputs(self) -> list:
-        return [self.x]
-
-    @property
-    def macs(self) -> int:
-        return 0
 
     def pieces(self) -> list:
         """(image, b, ry, first row, end row) per load/store pair."""

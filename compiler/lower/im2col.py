@@ -21,6 +21,7 @@ import numpy as np
 
 from .cost import FIELD_MAX, Hw
 from .geometry import ConvGeom
+from .layer import OneInput
 
 CHUNK_ROWS = 16  # output rows per piece: the conv's first row tiles start while the copy goes on
 
@@ -78,7 +79,7 @@ class Move:
 
 
 @dataclass
-class Im2colCopyLayer:
+class Im2colCopyLayer(OneInput):
     """y[n, oy, ox, (ky, kx, c)] = x[n, oy*sh + ky*dh - top, ox*sw + kx - left, c] (zero
     outside): per (image, kernel row, chunk of output rows) the moves of plan()."""
 
@@ -91,14 +92,6 @@ class Im2colCopyLayer:
     note: str = "im2col"
     introduced: bool = True
     chunks: list = field(default_factory=list)
-
-    @property
-    def inputs(self) -> list:
-        return [self.x]
-
-    @property
-    def macs(self) -> int:
-        return 0
 
     @property
     def slot(self) -> int:

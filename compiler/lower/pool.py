@@ -11,6 +11,7 @@ from ..errors import CompilerError
 from ..ops import get_op, register_hook
 from .cost import FIELD_MAX, Hw
 from .geometry import ConvGeom
+from .layer import OneInput
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,7 @@ class PoolSchedule:
 
 
 @dataclass
-class PoolLayer:
+class PoolLayer(OneInput):
     """kind max: y = maxpool(x); avg: y = scale(sumpool(x)) with (mult, shift) (int8) or
     a float multiplier (fp16); geometry as a depthwise conv of the window."""
 
@@ -40,14 +41,6 @@ class PoolLayer:
     schedule: PoolSchedule | None = None
     kind: str = "pool"
     note: str = ""
-
-    @property
-    def inputs(self) -> list:
-        return [self.x]
-
-    @property
-    def macs(self) -> int:
-        return 0
 
     def tiles(self) -> list:
         """(image, r0, r1, c0, c1) per vector pool instruction."""

@@ -12,6 +12,7 @@ import numpy as np
 from ..errors import CompilerError
 from ..ops import register_hook
 from .cost import FIELD_MAX, Hw
+from .layer import OneInput
 
 # the vector instructions over one tile of `rows` x `cols`, per kind: (mnemonic, over) where
 # over is "tile" (rows x cols: a row-wise or elementwise pass) or "rows" / "col" (the per-row
@@ -45,7 +46,7 @@ class RowSchedule:
 
 
 @dataclass
-class RowLayer:
+class RowLayer(OneInput):
     """y (rows x cols, int8) = softmax or layer norm of x's rows; `params` hold the op's
     integer attributes, `mask` the softmax's (P, cols) drop table, `bias/mult/shift` the layer
     norm's per-channel epilogue."""
@@ -68,14 +69,6 @@ class RowLayer:
     @property
     def kind(self) -> str:
         return self.op
-
-    @property
-    def inputs(self) -> list:
-        return [self.x]
-
-    @property
-    def macs(self) -> int:
-        return 0
 
     def vector_ops(self) -> list:
         if not self.quantized:

@@ -21,6 +21,7 @@ from ..errors import CompilerError
 from ..ops import register_hook
 from .cost import FIELD_MAX, Hw
 from .eltwise import EltSchedule  # a chunk size, as the integer elementwise layers
+from .layer import OneInput
 
 # a step: (mnemonic, dst, src0, src1 or scalar/bounds); names: "x" the input, "y" the output,
 # "t<i>" float32 temporaries, "k<v>" broadcast constant vectors, floats: vbias scalars
@@ -167,7 +168,7 @@ def evaluate(steps: list, x: np.ndarray) -> np.ndarray:
 
 
 @dataclass
-class VecFnLayer:
+class VecFnLayer(OneInput):
     """y = op(x) elementwise by a program of float vector ops (fp16 Targets)."""
 
     name: str
@@ -179,14 +180,6 @@ class VecFnLayer:
     schedule: EltSchedule | None = None
     kind: str = "vecfn"
     note: str = ""
-
-    @property
-    def inputs(self) -> list:
-        return [self.x]
-
-    @property
-    def macs(self) -> int:
-        return 0
 
     def chunks(self) -> list:
         c = self.schedule.chunk
