@@ -9,8 +9,15 @@ import numpy as np
 from npusim.conformance.case import Builder
 from npusim.conformance.gen_vector import I32
 
-CONV_REGS = ("kh", "kw", "stride_h", "stride_w", "pad_top", "pad_left", "pad_bottom",
-             "pad_right", "dilation_h", "dilation_w")
+
+def _conv_window(h, w, regs):
+    """(oh, ow, kh, kw) of an h x w input tile under the spec's reset registers with these
+    conv_* writes (regs keyed without the conv_ prefix)."""
+    from isa.checks import reset_registers
+    from isa.operands import window_out_hw
+    full = reset_registers() | {f"conv_{k}": v for k, v in regs.items()}
+    oh, ow = window_out_hw("conv", {"in_h": h, "in_w": w}, full)
+    return oh, ow, full["conv_kh"], full["conv_kw"]
 
 
 def gemm_case(name, t, m, k, n, rng, acc_init=None, chain=1, top=False, doc="", a=None, w=None,
@@ -37,12 +44,8 @@ def gemm_case(name, t, m, k, n, rng, acc_init=None, chain=1, top=False, doc="", 
 
 def conv_case(name, t, h, w, cin, cout, rng, regs=None, acc_init=None, chain=1, doc="",
               x=None, wt=None):
-    from isa.operands import window_out_hw
     regs = dict(regs or {})
-    full = {f"conv_{r}": (0 if r.startswith("pad") else 1) for r in CONV_REGS} | \
-        {f"conv_{k}": v for k, v in regs.items()}
-    oh, ow = window_out_hw("conv", {"in_h": h, "in_w": w}, full)
-    kh, kw = full["conv_kh"], full["conv_kw"]
+    oh, ow, kh, kw = _conv_window(h, w, regs)
     b = Builder(name, t, doc)
     x = rng.integers(-128, 128, (h, w, cin)) if x is None else x
     wt = rng.integers(-128, 128, (chain, kh, kw, cin, cout)) if wt is None else wt
@@ -63,12 +66,8 @@ def conv_case(name, t, h, w, cin, cout, rng, regs=None, acc_init=None, chain=1, 
 def dwconv_case(name, t, h, w, c, rng, regs=None, acc_init=None, chain=1, doc="", x=None,
                 wt=None):
     """dwconv of an h x w x c tile (the array's depthwise mode) with these conv_* registers."""
-    from isa.operands import window_out_hw
     regs = dict(regs or {})
-    full = {f"conv_{r}": (0 if r.startswith("pad") else 1) for r in CONV_REGS} | \
-        {f"conv_{k}": v for k, v in regs.items()}
-    oh, ow = window_out_hw("conv", {"in_h": h, "in_w": w}, full)
-    kh, kw = full["conv_kh"], full["conv_kw"]
+    oh, ow, kh, kw = _conv_window(h, w, regs)
     b = Builder(name, t, doc)
     x = rng.integers(-128, 128, (h, w, c)) if x is None else x
     wt = rng.integers(-128, 128, (chain, kh, kw, c)) if wt is None else wt
