@@ -141,26 +141,14 @@ def gen_tconv(em, layer, m_tiles, dram, lowered, key: str) -> None:
                                           f"cin {c0}:{c1} positions {p0}:{p1}")
             first[b] = False
 
-        for li in range(0, len(head), s.group):
-            group = head[li:li + s.group]
-            wa = wbase + wslot * w_tile
-            wslot ^= 1
-            packed = layer.packed_weights(m0, m1, group)
-            em.load_dense("w", "ibuf", wa, dram.const(f"{key}.w{m0}.{li}", packed), packed.size,
-                          comment=f"{layer.name} cout {m0}:{m1}: weights")
-            off = 0
-            for dy, dx, c0, c1 in group:
-                xa = gather(dy, dx)
-                for b in range(len(blocks)):
-                    gemm(wa + off, xa, b, dy, dx, c0, c1)
-                off += m * (c1 - c0)
-        tail_w = []
-        for ti, (dy, dx, c0, c1) in enumerate(tail):
-            wa = tbase + ti * s.m_tile * hw.rows
-            packed = layer.packed_weights(m0, m1, [(dy, dx, c0, c1)])
-            em.load_dense("w", "ibuf", wa, dram.const(f"{key}.t{m0}.{ti}", packed), packed.size,
-                          comment=f"{layer.name} cout {m0}:{m1}: resident tail weights")
-            tail_w.append(wa)
+        def head_tap(wa, tap):
+            dy, dx, c0, c1 = tap
+            xa = gather(dy, dx)
+            for b in range(len(blocks)):
+                gemm(wa, xa, b, dy, dx, c0, c1)
+        wslot = _stream_head(em, layer, m0, m1, head, (wbase, w_tile, wslot), 1, dram, key,
+                             head_tap)
+        tail_w = _load_tail(em, layer, m0, m1, tail, tbase, s.m_tile * hw.rows, dram, key)
         for b, (p0, p1) in enumerate(blocks):
             for wa, (dy, dx, c0, c1) in zip(tail_w, tail):
                 gemm(wa, gather(dy, dx), b, dy, dx, c0, c1)
@@ -224,26 +212,16 @@ def _stacked(em, layer, m_tiles, dram, key, rows, head, tail, finish, at) -> Non
                             f"grid row {r}", wt=True)
 
         every = range(len(rows))
-        for li in range(0, len(head), s.group):
-            group = head[li:li + s.group]
-            wa = at["w"] + wslot * at["w_tile"]
-            wslot ^= 1
-            packed = layer.packed_weights(m0, m1, group)
-            em.load_dense("w", "ibuf", wa, dram.const(f"{key}.w{m0}.{li}", packed), packed.size,
-                          comment=f"{layer.name} cout {m0}:{m1}: weights")
-            off = 0
-            for _, dx, c0, c1 in group:
-                xa = gather(dx, c0, c1)
-                for t in every:
-                    gemm(wa + off, xa, t, dx, c0, c1)
-                off += g.kh * m * (c1 - c0)
-        tail_w = []
-        for ti, p in enumerate(tail):
-            wa = at["t"] + ti * g.kh * s.m_tile * hw.rows
-            packed = layer.packed_weights(m0, m1, [p])
-            em.load_dense("w", "ibuf", wa, dram.const(f"{key}.t{m0}.{ti}", packed), packed.size,
-                          comment=f"{layer.name} cout {m0}:{m1}: resident tail weights")
-            tail_w.append(wa)
+
+        def head_tap(wa, tap):
+            _, dx, c0, c1 = tap
+            xa = gather(dx, c0, c1)
+            for t in every:
+                gemm(wa, xa, t, dx, c0, c1)
+        wslot = _stream_head(em, layer, m0, m1, head, (at["w"], at["w_tile"], wslot), g.kh,
+                             dram, key, head_tap)
+        tail_w = _load_tail(em, layer, m0, m1, tail, at["t"], g.kh * s.m_tile * hw.rows, dram,
+                            key)
         done = 0  # blocks finished: the ones below the lowest that a later tile feeds
         for t in every:
             for wa, (_, dx, c0, c1) in zip(tail_w, tail):
@@ -253,3 +231,37 @@ def _stacked(em, layer, m_tiles, dram, key, rows, head, tail, finish, at) -> Non
             while done < upto:
                 piece = finish(done, m0, m1, piece)
                 done += 1
+
+
+def _stream_head(em, layer, m0, m1, head, slots, kt, dram, key, run) -> int:
+    """The head passes of output channels m0:m1: per group of s.group taps one weight load
+    into the free one of two slots (slots = (first slot's address, slot size, slot in use
+    next)), then run(weights address, tap) for each tap of the group, whose weights follow
+    each other (kt kernel rows of m x channels each). Returns the slot in use next."""
+    wbase, w_tile, wslot = slots
+    group, m = layer.schedule.group, m1 - m0
+    for li in range(0, len(head), group):
+        taps = head[li:li + group]
+        wa = wbase + wslot * w_tile
+        wslot ^= 1
+        packed = layer.packed_weights(m0, m1, taps)
+        em.load_dense("w", "ibuf", wa, dram.const(f"{key}.w{m0}.{li}", packed), packed.size,
+                      comment=f"{layer.name} cout {m0}:{m1}: weights")
+        off = 0
+        for tap in taps:
+            run(wa + off, tap)
+            off += kt * m * (tap[3] - tap[2])
+    return wslot
+
+
+def _load_tail(em, layer, m0, m1, tail, tbase, stride, dram, key) -> list:
+    """The tail passes' weights of output channels m0:m1, resident from tbase on, one tap
+    every `stride` elements; returns their addresses."""
+    out = []
+    for ti, tap in enumerate(tail):
+        wa = tbase + ti * stride
+        packed = layer.packed_weights(m0, m1, [tap])
+        em.load_dense("w", "ibuf", wa, dram.const(f"{key}.t{m0}.{ti}", packed), packed.size,
+                      comment=f"{layer.name} cout {m0}:{m1}: resident tail weights")
+        out.append(wa)
+    return out
