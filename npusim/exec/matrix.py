@@ -62,7 +62,7 @@ def _check_array_limits(instr, hw) -> None:
 
 
 def _conv_shape(instr, state, regs):
-    """(extent counts of ibuf/wbuf/abuf, kh, kw, oh, ow, ExecInfo) of a conv tile; faults
+    """(((operand, extent count), ...), kh, kw, oh, ow, ExecInfo) of a conv tile; faults
     as the instruction does when its shape is illegal."""
     f = instr.fields
     hw = state.hw
@@ -81,7 +81,7 @@ def _conv_shape(instr, state, regs):
                                      bool(f["acc"]))
     info = ExecInfo(timing.cycles(hw, instr, **ops), macs=oh * ow * kh * kw * cin * cout,
                     sram=tuple(sram.items()))
-    return (ext["ibuf"].count, ext["wbuf"].count, ext["abuf"].count), kh, kw, oh, ow, info
+    return tuple((b, ext[b].count) for b in ("ibuf", "wbuf", "abuf")), kh, kw, oh, ow, info
 
 
 def _im2col(oh, ow, kh, kw, cin, padded_w, stride, dilation) -> np.ndarray:
@@ -97,31 +97,40 @@ def _im2col(oh, ow, kh, kw, cin, padded_w, stride, dilation) -> np.ndarray:
     return idx.reshape(oh * ow, kh * kw * cin)
 
 
-def _gemm_shape(instr, state):
+def _gemm_shape(instr, state, regs):
     """(((operand, extent count), ...), ExecInfo) of a gemm tile; faults as the instruction
     does when its shape exceeds the array."""
     f = instr.fields
     hw = state.hw
     _check_array_limits(instr, hw)
     counts = tuple((name, extent.count)
-                   for name, extent in extents(instr, state.regs["matrix"]).items())
+                   for name, extent in extents(instr, regs).items())
     info = ExecInfo(timing.cycles(hw, instr, **f), macs=f["m"] * f["k"] * f["n"],
                     sram=tuple(SRAM_TRAFFIC[hw.dataflow](state, f["m"], [f["k"]], f["n"],
                                                          bool(f["acc"])).items()))
     return counts, info
 
 
+def _tile_shape(instr, state, build) -> tuple:
+    """(shape key, build(instr, state, registers)) of a matrix tile: everything but the
+    addresses follows from the shape fields and the registers, so it is worked out once per
+    shape in a run (a layer's tiles repeat a few shapes); the bounds of the result's
+    ((operand, extent count), ...) are checked each time."""
+    f = instr.fields
+    regs = state.regs["matrix"]
+    key = (*shape_key(instr, state.hw.dataflow), *regs.values())
+    shape = state.shapes.get(key)
+    if shape is None:
+        shape = state.shapes[key] = build(instr, state, regs)
+    for name, count in shape[0]:
+        check_sram(state, name, f[name], count, name)
+    return key, shape
+
+
 def gemm(instr, state, dram, timing_only):
     f = instr.fields
     m, k, n = f["m"], f["k"], f["n"]
-    # as conv: worked out once per shape in a run, the bounds checked each time
-    key = (*shape_key(instr, state.hw.dataflow), *state.regs["matrix"].values())
-    shape = state.shapes.get(key)
-    if shape is None:
-        shape = state.shapes[key] = _gemm_shape(instr, state)
-    counts, info = shape
-    for name, count in counts:
-        check_sram(state, name, f[name], count, name)
+    _, (_, info) = _tile_shape(instr, state, _gemm_shape)
     if timing_only:
         return info, None
     # computed now, at issue (kernels.gemm makes new arrays): the sources need no copies
@@ -138,16 +147,7 @@ def gemm(instr, state, dram, timing_only):
 def conv(instr, state, dram, timing_only):
     f = instr.fields
     regs = state.regs["matrix"]
-    # everything but the addresses follows from the shape fields and the registers: worked out
-    # once per shape in a run (a layer's tiles repeat a few shapes), the bounds checked each time
-    key = (*shape_key(instr, state.hw.dataflow), *regs.values())
-    shape = state.shapes.get(key)
-    if shape is None:
-        shape = state.shapes[key] = _conv_shape(instr, state, regs)
-    counts, kh, kw, oh, ow, info = shape
-    check_sram(state, "ibuf", f["ibuf"], counts[0], "ibuf")
-    check_sram(state, "wbuf", f["wbuf"], counts[1], "wbuf")
-    check_sram(state, "abuf", f["abuf"], counts[2], "abuf")
+    key, (_, kh, kw, oh, ow, info) = _tile_shape(instr, state, _conv_shape)
     cin, cout = f["cin"], f["cout"]
     if timing_only:
         return info, None
@@ -180,8 +180,8 @@ def conv(instr, state, dram, timing_only):
 
 
 def _dwconv_shape(instr, state, regs):
-    """(extent counts, kh, kw, oh, ow, ExecInfo) of a depthwise-mode tile; faults as the
-    instruction does when its shape is illegal or the array has no depthwise mode."""
+    """(((operand, extent count), ...), kh, kw, oh, ow, ExecInfo) of a depthwise-mode tile;
+    faults as the instruction does when its shape is illegal or the array has no depthwise mode."""
     f = instr.fields
     hw = state.hw
     _check_array_limits(instr, hw)
@@ -202,20 +202,13 @@ def _dwconv_shape(instr, state, regs):
             "abuf": sum(m * c * ab * (2 if f["acc"] or i else 1) for i in range(len(passes)))}
     info = ExecInfo(timing.cycles(hw, instr, **ops), macs=m * kh * kw * c,
                     sram=tuple(sram.items()))
-    return (ext["ibuf"].count, ext["wbuf"].count, ext["abuf"].count), kh, kw, oh, ow, info
+    return tuple((b, ext[b].count) for b in ("ibuf", "wbuf", "abuf")), kh, kw, oh, ow, info
 
 
 def dwconv(instr, state, dram, timing_only):
     f = instr.fields
     regs = state.regs["matrix"]
-    key = ("dwconv", *shape_key(instr, state.hw.dataflow), *regs.values())
-    shape = state.shapes.get(key)
-    if shape is None:
-        shape = state.shapes[key] = _dwconv_shape(instr, state, regs)
-    counts, kh, kw, oh, ow, info = shape
-    check_sram(state, "ibuf", f["ibuf"], counts[0], "ibuf")
-    check_sram(state, "wbuf", f["wbuf"], counts[1], "wbuf")
-    check_sram(state, "abuf", f["abuf"], counts[2], "abuf")
+    _, (_, kh, kw, oh, ow, info) = _tile_shape(instr, state, _dwconv_shape)
     if timing_only:
         return info, None
     c, in_h, in_w = f["channels"], f["in_h"], f["in_w"]
