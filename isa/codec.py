@@ -64,9 +64,8 @@ class _Layout:
         self.ins, self.spec = ins, spec
         self.base = ins.opcode << spec.opcode_lsb
         # (name, lsb, mask, lo, hi, enum values by name or None, split): split is None, or
-        # for a split field (its first part's mask, then (lsb in the word, part mask, shift
-        # in the value) of its second part, then the same for any further parts); its first
-        # part is at lsb
+        # for a split field (its first part's mask, ((lsb in the word, part mask, shift in
+        # the value) of each later part)); its first part is at lsb
         self.fields = tuple((f.name, f.lsb, f.mask, *f.legal,
                              spec.enums[f.enum].values if f.enum else None, _split(f))
                             for f in ins.fields)
@@ -85,7 +84,7 @@ def _split(f: FieldSpec):
         return None
     later = tuple((b, (1 << w) - 1, sum(x for _, x in f.parts[:i]))
                   for i, (b, w) in enumerate(f.parts) if i)
-    return ((1 << f.parts[0][1]) - 1, *later[0], later[1:])
+    return (1 << f.parts[0][1]) - 1, later
 
 
 _LAYOUTS: dict = {}  # id(InstructionSpec) -> _Layout (which holds the spec entry alive)
@@ -156,9 +155,8 @@ def encode_word(instr: Instruction, spec: IsaSpec | None = None) -> int:
             _check_value(instr.spec, instr.spec.field_map[name], value, spec)
         value &= mask
         if split is not None:  # the low bits where the field starts, the rest in its parts
-            low, plsb, pmask, shift, more = split
-            word |= ((value >> shift) & pmask) << plsb
-            for plsb, pmask, shift in more:
+            low, later = split
+            for plsb, pmask, shift in later:
                 word |= ((value >> shift) & pmask) << plsb
             value &= low
         word |= value << lsb
@@ -204,9 +202,9 @@ def decode_word(word: int, spec: IsaSpec | None = None) -> Instruction:
         if split is None:
             value = (word >> lsb) & mask
         else:
-            low, plsb, pmask, shift, more = split
-            value = (word >> lsb) & low | ((word >> plsb) & pmask) << shift
-            for plsb, pmask, shift in more:
+            low, later = split
+            value = (word >> lsb) & low
+            for plsb, pmask, shift in later:
                 value |= ((word >> plsb) & pmask) << shift
         if value & signs[name]:  # two's complement
             value -= mask + 1
