@@ -16,9 +16,10 @@ ABUF_PER_OFMAP = 4  # SCALE-Sim's ofmap SRAM holds the partial sums: as many int
 # SCALE-Sim has no post-processing; an epilogue slower than the array makes our compiler split
 # a layer into more tiles to overlap it, which refills the array. The epilogue is about two
 # vector instructions per output (bias and requantize), and the array emits up to C outputs
-# a cycle: two vector lanes per array column (the npu kind's 16 at least, its 64 at most)
-LANES = (16, 64)
+# a cycle: two vector lanes per array column (the npu kind's default lanes at least, its
+# most at most)
 LANES_PER_COLUMN = 2
+_LANES = get_target_kind("npu").attr("vector-lanes")
 # the largest accumulator the npu kind has (32 MiB: what its element addresses reach)
 _ABUF_MAX_KB = get_target_kind("npu").attr("abuf-kb").max
 
@@ -29,8 +30,8 @@ def target_attrs(config: ScaleConfig) -> dict:
              "ibuf-kb": config.ifmap_sram_kb, "wbuf-kb": config.filter_sram_kb,
              "obuf-kb": config.ofmap_sram_kb,
              "abuf-kb": min(_ABUF_MAX_KB, ABUF_PER_OFMAP * config.ofmap_sram_kb),
-             "vector-lanes": min(LANES[1],
-                                 max(LANES[0], LANES_PER_COLUMN * config.array_cols))}
+             "vector-lanes": min(_LANES.max,
+                                 max(_LANES.default, LANES_PER_COLUMN * config.array_cols))}
     if config.bandwidth_mode == "CALC":
         attrs.update(CALC_DRAM)
     else:
