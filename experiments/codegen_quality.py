@@ -37,8 +37,9 @@ REWRITES = {"all rewrites": {}, "no swapped roles": {"swap": False},
             "no stacked rows": {"stack": False},
             "no space-to-depth": {"s2d": False}, "no column folding": {"fold": False},
             "no row-toeplitz dw": {"rowdw": False},
+            "no fused blocks": {"fuse": False},
             "none": {"swap": False, "s2d": False, "fold": False, "rowdw": False,
-                     "stack": False}}
+                     "stack": False, "fuse": False}}
 
 
 def measure(model: str, target: str, resolution: int, rewrites: dict) -> tuple:

@@ -23,8 +23,8 @@ FLOAT_DTYPES = ("float32", "float16")
 # rewrites that suit the NPU's array and DMA only: strided loads for strided 1x1 convs,
 # space-to-depth, swapped roles, folded kernel columns (zero taps and copies elsewhere),
 # row-Toeplitz depthwise convs (element-strided gathers), stacked kernel rows of swapped convs,
-# small-cin convs as im2col'd 1x1 convs
-NPU_REWRITES = ("subsample", "s2d", "swap", "fold", "rowdw", "stack", "im2col")
+# small-cin convs as im2col'd 1x1 convs, inverted-residual blocks fused on chip (fused_block.py)
+NPU_REWRITES = ("subsample", "s2d", "swap", "fold", "rowdw", "stack", "im2col", "fuse")
 
 
 @dataclass(frozen=True)
@@ -143,8 +143,15 @@ class _Lowerer:
         g = self.g
         for v in g.inputs:
             self.add_tensor(v)
+        spans = {}  # node name -> (first, end) index of its layers
         for n in g.nodes:
+            first = len(self.layers)
             self.node(n)
+            spans[n.name] = (first, len(self.layers))
+        if "fuse" in self.rewrites:
+            from ..passes.inverted_residual import find_blocks
+            from .fused_block import fuse_blocks
+            fuse_blocks(self, find_blocks(g), spans)
         return LoweredProgram(g.name, self.t, self.hw, self.layers, self.tensors, self.aliases,
                               list(g.inputs), list(g.outputs), g, self.notes)
 
@@ -211,15 +218,15 @@ class _Lowerer:
 def lower(graph: Graph, target, hw: Hw | None = None, *, npu_rewrites: bool = True,
           subsample: bool = True, s2d: bool = True, swap: bool = True,
           fold: bool = True, rowdw: bool = True, stack: bool = True,
-          im2col: bool = True) -> LoweredProgram:
+          im2col: bool = True, fuse: bool = True) -> LoweredProgram:
     """Lower a quantized graph, or a float NHWC graph (fp16 in DRAM when hw.dtype is fp16),
     for a Target of any kind.
 
     Tiles are sized for `hw` (default: the npu Target's own); a backend for another kind
     passes an Hw describing its memories (e.g. caches as buffers) to reuse the schedules.
     npu_rewrites=False turns off every NPU_REWRITES entry (what cpu/gpu backends want);
-    subsample, s2d, swap, fold, rowdw, stack, im2col turn off one each (each is used only
-    where the cost model says it is faster)."""
+    subsample, s2d, swap, fold, rowdw, stack, im2col, fuse turn off one each (each is used
+    only where the cost model says it is faster)."""
     from isa.target import Target
     import_package(__package__)  # every lowering module registers its ops' 'lower' hooks
     target = Target.create(target)
@@ -229,6 +236,6 @@ def lower(graph: Graph, target, hw: Hw | None = None, *, npu_rewrites: bool = Tr
                                 f"{target.kind} target pass hw=Hw(...) describing its memories")
         hw = Hw.from_target(target)
     flags = {"subsample": subsample, "s2d": s2d, "swap": swap, "fold": fold, "rowdw": rowdw,
-             "stack": stack, "im2col": im2col}
+             "stack": stack, "im2col": im2col, "fuse": fuse}
     rewrites = frozenset(r for r in NPU_REWRITES if npu_rewrites and flags[r])
     return _Lowerer(graph, target, hw, rewrites).run()

@@ -50,17 +50,19 @@ class EpilogueCode:
                        channels=1)
 
     def emit(self, acc: int, out: int, res: int | None, length: int, channels: int, c0: int,
-             comment: str) -> None:
-        """acc (abuf, int32/fp32) -> out (obuf, int8/fp16); res: the residual tile in obuf."""
+             comment: str, out_buf: str = "obuf") -> None:
+        """acc (abuf, int32/fp32) -> out (obuf, int8/fp16); res: the residual tile in obuf.
+        out_buf: another buffer for a result kept on chip (a fused block's ibuf tiles; int8
+        without a residual only)."""
         em, e = self.em, self.epi
         em.vec("vbias", ("abuf", acc), ("abuf", acc), length, ("abuf", self.bias + c0),
                channels=channels, comment=comment)
         if e.quantized:
-            em.vec("vrequant", ("obuf", out), ("abuf", acc), length, ("abuf", self.rq + 2 * c0),
+            em.vec("vrequant", (out_buf, out), ("abuf", acc), length, ("abuf", self.rq + 2 * c0),
                    channels=channels, zp=e.out_zp,
                    relu=int(e.requant_relu))
             if e.act == "clip" and not e.clip_in_requant:
-                em.vec("vclip", ("obuf", out), ("obuf", out), length, lo=int(e.act_lo),
+                em.vec("vclip", (out_buf, out), (out_buf, out), length, lo=int(e.act_lo),
                        hi=int(e.act_hi))
             if e.residual:
                 for o in range(0, length, self.chunk):
