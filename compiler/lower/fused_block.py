@@ -34,10 +34,43 @@ MARGIN = 0.95  # the fused estimate must beat the three layers' by this: it is t
 class BlockSchedule:
     rows: int          # output rows per band
     p_slots: int       # project accumulator sets: 2 lets a band's epilogue overlap the next
+    keep: bool = False  # keep the halo rows of the expanded tensor from the band before
+    #                    (a vcopy in ibuf) instead of recomputing them
     est: dict = field(default_factory=dict, compare=False)
 
     def describe(self) -> str:
-        return f"fused block: rows={self.rows} project acc slots={self.p_slots}"
+        return (f"fused block: rows={self.rows} project acc slots={self.p_slots} "
+                f"halo={'kept' if self.keep else 'recomputed'}")
+
+
+@dataclass(frozen=True)
+class Band:
+    r0: int            # output rows [r0, r1)
+    r1: int
+    i0: int            # depthwise input rows [i0, i1), implicit zero rows pt above, pb below
+    i1: int
+    pt: int
+    pb: int
+    kept: int          # rows [i0, i0 + kept) copied from the band before (keep), not computed
+
+    @property
+    def new(self) -> tuple:
+        """The input rows the expand computes (or the load brings) for this band."""
+        return self.i0 + self.kept, self.i1
+
+
+def band_plan(dw: ConvGeom, rows: int, keep: bool) -> list | None:
+    """The bands of `rows` output rows; None where a kept halo's copy would overlap its
+    source (bands shorter than the halo)."""
+    out, prev = [], None
+    for r0 in range(0, dw.oh, rows):
+        r1 = min(r0 + rows, dw.oh)
+        i0, i1, pt, pb = dw.in_rows(r0, r1)
+        kept = max(0, prev.i1 - i0) if keep and prev is not None else 0
+        if kept and i0 - prev.i0 < kept:
+            return None
+        out.append(prev := Band(r0, r1, i0, i1, pt, pb, kept))
+    return out
 
 
 @dataclass
@@ -81,8 +114,7 @@ class FusedBlockLayer:
                                if w is not None])
 
     def bands(self) -> list:
-        b, oh = self.schedule.rows, self.dw.oh
-        return [(r, min(r + b, oh)) for r in range(0, oh, b)]
+        return band_plan(self.dw, self.schedule.rows, self.schedule.keep)
 
     def blocks(self, channels: int, cols: int) -> list:
         return [(c, min(c + cols, channels)) for c in range(0, channels, cols)]
@@ -95,14 +127,10 @@ class FusedBlockLayer:
         return np.ascontiguousarray(block_weights(self.wd, self.dw, c0, c1))
 
 
-def _band_shapes(dw: ConvGeom, rows: int) -> list:
-    """(input rows, output rows) of each band of `rows` output rows."""
-    out = []
-    for r0 in range(0, dw.oh, rows):
-        r1 = min(r0 + rows, dw.oh)
-        i0, i1, _, _ = dw.in_rows(r0, r1)
-        out.append((i1 - i0, r1 - r0))
-    return out
+def new_rows(bands: list, cores: int) -> int:
+    """The most input rows a band computes: on several cores the first band of each core's
+    share computes its halo too (the band before is another core's)."""
+    return max((b.i1 - b.i0) if cores > 1 else (b.new[1] - b.new[0]) for b in bands)
 
 
 def choose_block(expand: ConvGeom | None, epi_e: Epilogue | None, dw: ConvGeom,
@@ -112,15 +140,17 @@ def choose_block(expand: ConvGeom | None, epi_e: Epilogue | None, dw: ConvGeom,
     None where no band fits the buffers or the fields."""
     best = None
     for rows in range(1, dw.oh + 1):
-        for p_slots in (2, 1):
-            s = _estimate(expand, epi_e, dw, epi_d, project, epi_p, hw, rows, p_slots)
+        for p_slots, keep in ((2, True), (2, False), (1, True), (1, False)):
+            if keep and expand is None:
+                continue  # without an expand the halo is only a reload: nothing to keep
+            s = _estimate(expand, epi_e, dw, epi_d, project, epi_p, hw, rows, p_slots, keep)
             if s is not None and (best is None or s.est["cycles"] < best.est["cycles"]):
                 best = s
     return best
 
 
 def _estimate(expand, epi_e, dw, epi_d, project, epi_p, hw: Hw, rows: int,
-              p_slots: int) -> BlockSchedule | None:
+              p_slots: int, keep: bool) -> BlockSchedule | None:
     cols, eb, elems = hw.cols, hw.act_bytes, hw.buffer_elems
     ce, cout, cin = dw.cout, project.cout, (expand.cin if expand else dw.cin)
     W, ow = dw.w, dw.ow
@@ -128,17 +158,21 @@ def _estimate(expand, epi_e, dw, epi_d, project, epi_p, hw: Hw, rows: int,
     jb = [min(cols, ce - c) for c in range(0, ce, cols)]
     pb = [min(cols, cout - c) for c in range(0, cout, cols)]
     cb, cbp = max(jb), max(pb)
-    bands = _band_shapes(dw, rows)
-    n_in, n_out = max(b[0] for b in bands), rows
-    m_in, m_out = n_in * W, n_out * ow
+    bands = band_plan(dw, rows, keep)
+    if bands is None:
+        return None
+    n_in = max(b.i1 - b.i0 for b in bands)
+    n_new = new_rows(bands, hw.num_cores)
+    m_in, m_new, m_out = n_in * W, n_new * W, rows * ow
     res = epi_p.residual is not None
-    # capacities (elements) and fields
-    ibuf = (2 * m_in * cin if expand else 0) + 2 * m_in * cb + 2 * m_out * cb
+    # capacities (elements) and fields; kept halos: one expanded band of every channel
+    tiles = (len(jb) if keep else 2) * m_in * cb
+    ibuf = (2 * m_new * cin if expand else 0) + tiles + 2 * m_out * cb
     w_dw = dw.kh * dw.kw * (ce if dwconv else cb * ce)
     wbuf = (cin * ce if expand else 0) + w_dw + ce * cout
     tables = (epi_e.table_words(ce) if expand else 0) + epi_d.table_words(ce) + \
         epi_p.table_words(cout) + epi_p.scratch_words(m_out * cbp)
-    abuf = tables + (2 * m_in * cb if expand else 0) + 2 * m_out * cb + p_slots * m_out * cout
+    abuf = tables + (2 * m_new * cb if expand else 0) + 2 * m_out * cb + p_slots * m_out * cout
     obuf = 2 * m_out * cbp * (2 if res else 1)
     if ibuf > elems["ibuf"] or wbuf > elems["wbuf"] or abuf > elems["abuf"] or \
             obuf > elems["obuf"] or m_in * cb > FIELD_MAX["len"] or \
@@ -148,9 +182,11 @@ def _estimate(expand, epi_e, dw, epi_d, project, epi_p, hw: Hw, rows: int,
     cores = hw.num_cores
     mine = bands[:-(-len(bands) // cores)] if cores > 1 else bands  # one core's share
     matrix = vector = 0
-    for n_i, n_o in mine:
-        mi, mo = n_i * W, n_o * ow
+    for b in mine:
+        mi, mo = (b.new[1] - b.new[0]) * W, (b.r1 - b.r0) * ow
         for c in jb:
+            if b.kept:
+                vector += hw.cycles("vcopy", len=b.kept * W * c)
             if expand:
                 matrix += hw.conv(mi, 1, 1, cin, c) + SYNC_CYCLES
                 vector += epi_e.cycles(hw, mi * c)
@@ -159,8 +195,8 @@ def _estimate(expand, epi_e, dw, epi_d, project, epi_p, hw: Hw, rows: int,
             vector += epi_d.cycles(hw, mo * c)
             matrix += sum(hw.gemm(mo, c, p) + SYNC_CYCLES for p in pb)
         vector += sum(epi_p.cycles(hw, mo * p) for p in pb)
-    in_bytes = sum(n_i * W for n_i, _ in mine) * (cin if expand else ce) * eb
-    out_bytes = sum(n_o * ow for _, n_o in mine) * cout * eb
+    in_bytes = sum((b.new[1] - b.new[0]) * W for b in mine) * (cin if expand else ce) * eb
+    out_bytes = sum((b.r1 - b.r0) * ow for b in mine) * cout * eb
     loads = len(mine) * (1 if expand else len(jb))
     stores = len(mine) * len(pb)
     streams = {"in": (loads, in_bytes), "w": (6, wbuf * eb + 4 * tables),
@@ -178,9 +214,9 @@ def _estimate(expand, epi_e, dw, epi_d, project, epi_p, hw: Hw, rows: int,
     serial = 0 if p_slots == 2 else (len(mine) - 1) * sum(epi_p.cycles(hw, m_out * p)
                                                          for p in pb)
     total = max(matrix, vector, dma) + start + tail + serial
-    instrs = len(mine) * (len(jb) * ((3 if expand else 2) + len(epi_d.vector_ops()) +
+    instrs = len(mine) * (len(jb) * ((3 if expand else 2) + int(keep) + len(epi_d.vector_ops()) +
                                      len(pb)) + len(pb) * (2 + len(epi_p.vector_ops())))
-    return BlockSchedule(rows, p_slots, {
+    return BlockSchedule(rows, p_slots, keep, {
         "cycles": total, "matrix": matrix, "vector": vector, "dma": dma,
         "dram_bytes": in_bytes + out_bytes * (2 if res else 1) + wbuf * eb,
         "instructions": instrs})

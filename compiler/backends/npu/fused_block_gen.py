@@ -6,10 +6,12 @@ input, output and residual cross DRAM."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ...lower.conv import uses_dwconv
-from ...lower.fused_block import FusedBlockLayer
+from ...lower.fused_block import FusedBlockLayer, new_rows
 from .epilogue_gen import EpilogueCode
 from .generators import register_generator
 
@@ -34,15 +36,19 @@ def gen_fused_block(em, layer, bands, dram, lowered, key: str) -> None:
     dwconv = uses_dwconv(gd, hw)
     jb, pb = layer.blocks(ce, cols), layer.blocks(cout, cols)
     cb, cbp = max(c1 - c0 for c0, c1 in jb), max(p1 - p0 for p0, p1 in pb)
-    n_in = max(gd.in_rows(r0, r1)[1] - gd.in_rows(r0, r1)[0] for r0, r1 in layer.bands())
-    m_in, m_out = n_in * W, s.rows * ow
+    plan = layer.bands()
+    n_in = max(b.i1 - b.i0 for b in plan)
+    n_new = new_rows(plan, hw.num_cores)
+    m_in, m_new, m_out = n_in * W, n_new * W, s.rows * ow
     res = layer.epi_p.residual
     sram = em.sram()
-    ee = EpilogueCode(em, sram, dram, layer.epi_e, ce, m_in * cb, f"{key}.e") if ge else None
+    ee = EpilogueCode(em, sram, dram, layer.epi_e, ce, m_new * cb, f"{key}.e") if ge else None
     ed = EpilogueCode(em, sram, dram, layer.epi_d, ce, m_out * cb, f"{key}.d")
     ep = EpilogueCode(em, sram, dram, layer.epi_p, cout, m_out * cbp, f"{key}.p")
-    xs = sram.alloc("ibuf", 2 * m_in * cin, "block input slots") if ge else None
-    xe = sram.alloc("ibuf", 2 * m_in * cb, "expanded tile slots")
+    xs = sram.alloc("ibuf", 2 * m_new * cin, "block input slots") if ge else None
+    # kept halos: a tile per channel block, holding a band's expanded rows from one band to
+    # the next; else two slots used in turn
+    xe = sram.alloc("ibuf", (len(jb) if s.keep else 2) * m_in * cb, "expanded tiles")
     xd = sram.alloc("ibuf", 2 * m_out * cb, "depthwise output slots")
     # weights, all resident: expand (cin x block) per block, depthwise taps, project (block x
     # output block) per pair
@@ -56,7 +62,7 @@ def gen_fused_block(em, layer, bands, dram, lowered, key: str) -> None:
         base = sram.alloc("wbuf", total, f"{name} weights")
         waddr[name] = [base + o for o in offsets]
         em.load_dense("w", "wbuf", base, addr, total, comment=f"{layer.name}: {name} weights")
-    ea = sram.alloc("abuf", 2 * m_in * cb, "expand accumulator slots") if ge else None
+    ea = sram.alloc("abuf", 2 * m_new * cb, "expand accumulator slots") if ge else None
     da = sram.alloc("abuf", 2 * m_out * cb, "depthwise accumulator slots")
     pa = sram.alloc("abuf", s.p_slots * m_out * cout, "project accumulator sets")
     oa = sram.alloc("obuf", 2 * m_out * cbp * (2 if res else 1), "out slots")
@@ -70,15 +76,19 @@ def gen_fused_block(em, layer, bands, dram, lowered, key: str) -> None:
     one = {"conv_kh": 1, "conv_kw": 1, "conv_stride_h": 1, "conv_stride_w": 1,
            "conv_pad_top": 0, "conv_pad_left": 0, "conv_pad_bottom": 0, "conv_pad_right": 0,
            "conv_dilation_h": 1, "conv_dilation_w": 1}
-    for bi, (r0, r1) in enumerate(bands):
-        i0, i1, pt, pbot = gd.in_rows(r0, r1)
-        mi, mo = (i1 - i0) * W, (r1 - r0) * ow
+    prev = None
+    for bi, b in enumerate(bands):
+        if prev is None and b.kept:  # the band before is another core's: compute its halo
+            b = replace(b, kept=0)
+        r0, r1, i0, i1, pt, pbot = b.r0, b.r1, b.i0, b.i1, b.pt, b.pb
+        n0, n1 = b.new
+        mi, mo = (n1 - n0) * W, (r1 - r0) * ow
         tag = f"{layer.name} rows {r0}:{r1}"
         pset = pa + (bi % s.p_slots) * m_out * cout
         if ge:
-            xa = xs + (bi % 2) * m_in * cin
-            em.rows_io("load", "in", "ibuf", xa, x + i0 * W * cin * eb, i1 - i0, W, cin, cin,
-                       eb, f"{tag}: input rows {i0}:{i1}")
+            xa = xs + (bi % 2) * m_new * cin
+            em.rows_io("load", "in", "ibuf", xa, x + n0 * W * cin * eb, n1 - n0, W, cin, cin,
+                       eb, f"{tag}: input rows {n0}:{n1}")
         regs = {"conv_kh": gd.kh, "conv_kw": gd.kw, "conv_stride_h": gd.sh,
                 "conv_stride_w": gd.sw, "conv_pad_top": pt, "conv_pad_left": gd.pads[1],
                 "conv_pad_bottom": pbot, "conv_pad_right": gd.pads[3], "conv_dilation_h": 1,
@@ -87,13 +97,18 @@ def gen_fused_block(em, layer, bands, dram, lowered, key: str) -> None:
             c = c1 - c0
             slot = tile % 2
             tile += 1
-            xt, dt = xe + slot * m_in * cb, xd + slot * m_out * cb
+            xt = xe + (j if s.keep else slot) * m_in * cb
+            dt = xd + slot * m_out * cb
             jt = f"{tag} channels {c0}:{c1}"
+            if b.kept:  # the halo rows, from where the band before left them to the top
+                em.vec("vcopy", ("ibuf", xt), ("ibuf", xt + (i0 - prev.i0) * W * c),
+                       b.kept * W * c, comment=f"{jt}: kept halo rows {i0}:{n0}")
             if ge:
-                acc = ea + slot * m_in * cb
-                em.conv(xa, waddr["we"][j], acc, i1 - i0, W, cin, c, False, one, mi * c, 1, 1,
+                acc = ea + slot * m_new * cb
+                em.conv(xa, waddr["we"][j], acc, n1 - n0, W, cin, c, False, one, mi * c, 1, 1,
                         mi, comment=f"{jt}: expand")
-                ee.emit(acc, xt, None, mi * c, c, c0, f"{jt}: expand epilogue", out_buf="ibuf")
+                ee.emit(acc, xt + b.kept * W * c, None, mi * c, c, c0,
+                        f"{jt}: expand epilogue", out_buf="ibuf")
             else:
                 em.rows_io("load", "in", "ibuf", xt, x + (i0 * W * ce + c0) * eb, i1 - i0, W,
                            c, ce, eb, f"{jt}: input rows {i0}:{i1}")
@@ -121,3 +136,4 @@ def gen_fused_block(em, layer, bands, dram, lowered, key: str) -> None:
             ep.emit(pset + p0 * mo, ot, rt, mo * q, q, p0, f"{tag} channels {p0}:{p1}: project")
             em.rows_io("store", "out", "obuf", ot, y + dst, r1 - r0, ow, q, cout, eb,
                        f"{tag} channels {p0}:{p1}: store")
+        prev = b
