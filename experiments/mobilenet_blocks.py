@@ -1,0 +1,103 @@
+"""MobileNetV2's inverted-residual blocks with and without the fused-block rewrite: per block the
+simulated cycles of its layers apart and fused, each against its roofline, the share of the
+array's peak, and the depthwise part's own array efficiency (its dwconv/conv instructions'
+MACs over their cycle rule's cycles at the array's peak).
+
+    python experiments/mobilenet_blocks.py [--target "npu-edge -depthwise-mode=1"]
+        [--resolution 224] [--json OUT.json]
+
+Timing-only simulation (the cycles a functional run gives)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import defaultdict
+
+from compiler.lower.conv import uses_dwconv
+from compiler.lower.fused_block import FusedBlockLayer
+from isa.files import write_atomic
+from npusim import flow
+
+
+def run(model: str, target: str, resolution: int, fuse: bool) -> tuple:
+    compiled = flow.compile(model, target, resolution=resolution, rewrites={"fuse": fuse},
+                            num_calib=1)
+    return compiled, flow.simulate(compiled, timing_only=True).to_json()
+
+
+def dw_efficiency(layer, hw) -> float:
+    """MACs of the depthwise part over its instructions' rule cycles at the array's peak."""
+    g, cycles = layer.dw, 0
+    dwconv = uses_dwconv(g, hw)
+    for b in layer.bands():
+        m = (b.r1 - b.r0) * g.ow
+        for c0, c1 in layer.blocks(g.cout, hw.cols):
+            c = c1 - c0
+            cycles += hw.dwconv(m, g.kh, g.kw, c) if dwconv else hw.conv(m, g.kh, g.kw, c, c)
+    return g.macs / (cycles * hw.rows * hw.cols)
+
+
+def blocks(result: dict) -> dict:
+    """block name -> [cycles, macs, roofline cycles, dw cycles, dw macs] over its layers."""
+    out = defaultdict(lambda: [0, 0, 0.0, 0, 0])
+    for lay in result["layers"]:
+        name = lay["name"]
+        if not name.startswith("block") or not lay["macs"]:
+            continue
+        b = out[name.split(".")[0]]
+        b[0] += lay["cycles"]
+        b[1] += lay["macs"]
+        b[2] += lay["roofline_cycles"]
+        if ".dw." in name:
+            b[3] += lay["cycles"]
+            b[4] += lay["macs"]
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", default="mobilenetv2")
+    ap.add_argument("--target", default="npu-edge -depthwise-mode=1")
+    ap.add_argument("--resolution", type=int, default=224)
+    ap.add_argument("--json")
+    a = ap.parse_args()
+    _, apart = run(a.model, a.target, a.resolution, False)
+    compiled, fused = run(a.model, a.target, a.resolution, True)
+    lowered = compiled.built.lowered
+    hw = lowered.hw
+    peak = hw.rows * hw.cols * hw.num_cores
+    layers = {lay.name.split(".")[0]: lay for lay in lowered.layers
+              if isinstance(lay, FusedBlockLayer)}
+    ba, bf = blocks(apart), blocks(fused)
+    print(f"{a.model} on {a.target}: {apart['cycles']:,} cycles apart -> {fused['cycles']:,} "
+          f"fused ({apart['cycles'] / apart['roofline_cycles']:.3f}x -> "
+          f"{fused['cycles'] / apart['roofline_cycles']:.3f}x the unfused roofline "
+          f"{apart['roofline_cycles']:,.0f}; {fused['cycles'] / fused['roofline_cycles']:.3f}x "
+          f"its own {fused['roofline_cycles']:,.0f})")
+    print(f"{'block':8s} {'apart':>9s} {'x roof':>7s} {'peak':>6s} {'dw peak':>8s} | "
+          f"{'fused':>9s} {'x roof':>7s} {'peak':>6s} {'dw array':>8s}  schedule")
+    rows = []
+    for name, (cyc, macs, roof, dcyc, dmacs) in ba.items():
+        row = {"block": name, "apart_cycles": cyc, "apart_roofline": roof,
+               "apart_peak": macs / (cyc * peak), "apart_dw_peak": dmacs / (dcyc * peak)}
+        line = (f"{name:8s} {cyc:9,d} {cyc / roof:7.2f} {row['apart_peak']:6.1%} "
+                f"{row['apart_dw_peak']:8.1%} | ")
+        if name in layers:
+            fc, fm, froof = bf[name][:3]
+            row.update(fused_cycles=fc, fused_roofline=froof, fused_peak=fm / (fc * peak),
+                       dw_array=dw_efficiency(layers[name], hw),
+                       schedule=layers[name].schedule.describe())
+            line += (f"{fc:9,d} {fc / froof:7.2f} {row['fused_peak']:6.1%} "
+                     f"{row['dw_array']:8.1%}  {row['schedule']}")
+        else:
+            line += "not fused"
+        rows.append(row)
+        print(line)
+    if a.json:
+        write_atomic(a.json, json.dumps({"target": a.target, "apart": apart["cycles"],
+                                         "fused": fused["cycles"], "blocks": rows}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
