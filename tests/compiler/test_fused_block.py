@@ -5,6 +5,8 @@ blocks narrower than the array), and switchable (lower(fuse=False))."""
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from compiler.ir.graph import Graph, Node
 from compiler.ir.types import TensorType
@@ -107,3 +109,33 @@ def test_recomputed_halos_are_bit_exact_too(monkeypatch):
         lowered, _ = run_and_compare(block_graph(h, 24, 144, 24, stride), MODE)
         (layer,) = _fused(lowered)
         assert not layer.schedule.keep and len(layer.bands()) > 1
+
+
+@st.composite
+def block_cases(draw):
+    base = draw(st.sampled_from([MODE, "npu-tiny -depthwise-mode=1", "npu-edge",
+                                 MODE + " -num-cores=2"]))
+    if not base.startswith("npu-tiny"):
+        kb = draw(st.sampled_from([128, 32, 16]))
+        base += f" -ibuf-kb={kb} -abuf-kb={2 * kb} -obuf-kb={kb // 2}"
+    stride = draw(st.sampled_from([1, 2]))
+    h = draw(st.integers(3, 20 if base.startswith("npu-tiny") else 30))
+    cin = draw(st.sampled_from([4, 8, 16, 24]))
+    ce = draw(st.sampled_from([8, 24, 40, 96]))
+    cout = draw(st.sampled_from([cin, 8, 20]))
+    return base, dict(h=h, cin=cin, ce=ce, cout=cout, stride=stride,
+                      expand=draw(st.booleans()), seed=draw(st.integers(0, 3)))
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=block_cases())
+def test_random_blocks_fit_and_are_bit_exact_when_forced(case):
+    """Whatever the cost model would say (MARGIN forced open), a fused block that fits the
+    Target's buffers assembles (its checks bound every SRAM extent) and is bit-exact."""
+    import compiler.lower.fused_block as fb
+    tag, shape = case
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(fb, "MARGIN", float("inf"))
+        lowered, _ = run_and_compare(block_graph(**shape), tag)
+    assert all(not isinstance(la, FusedBlockLayer) or la.schedule is not None
+               for la in lowered.layers)
