@@ -18,6 +18,7 @@ and the store. Used only where the cost model says it beats the three layers apa
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -136,14 +137,18 @@ def new_rows(bands: list, cores: int) -> int:
 def choose_block(expand: ConvGeom | None, epi_e: Epilogue | None, dw: ConvGeom,
                  epi_d: Epilogue, project: ConvGeom, epi_p: Epilogue,
                  hw: Hw) -> BlockSchedule | None:
-    """The cheapest band height (and project accumulator sets) that fits, with its estimate;
+    """The cheapest band height (halo kept or recomputed, project accumulator sets) that fits,
+    with its estimate;
     None where no band fits the buffers or the fields."""
     best = None
-    for rows in range(1, dw.oh + 1):
-        for p_slots, keep in ((2, True), (2, False), (1, True), (1, False)):
+    # balanced bands: the least rows for each band count (any other height only lengthens
+    # the last band's wait); two project accumulator sets where they fit, else one
+    for rows in sorted({-(-dw.oh // n) for n in range(1, dw.oh + 1)}):
+        for keep in (True, False):
             if keep and expand is None:
                 continue  # without an expand the halo is only a reload: nothing to keep
-            s = _estimate(expand, epi_e, dw, epi_d, project, epi_p, hw, rows, p_slots, keep)
+            s = _estimate(expand, epi_e, dw, epi_d, project, epi_p, hw, rows, 2, keep) or \
+                _estimate(expand, epi_e, dw, epi_d, project, epi_p, hw, rows, 1, keep)
             if s is not None and (best is None or s.est["cycles"] < best.est["cycles"]):
                 best = s
     return best
@@ -182,22 +187,27 @@ def _estimate(expand, epi_e, dw, epi_d, project, epi_p, hw: Hw, rows: int,
     cores = hw.num_cores
     mine = bands[:-(-len(bands) // cores)] if cores > 1 else bands  # one core's share
     matrix = vector = 0
-    for b in mine:
-        mi, mo = (b.new[1] - b.new[0]) * W, (b.r1 - b.r0) * ow
-        for c in jb:
-            if b.kept:
-                vector += hw.cycles("vcopy", len=b.kept * W * c)
-            if expand:
-                matrix += hw.conv(mi, 1, 1, cin, c) + SYNC_CYCLES
-                vector += epi_e.cycles(hw, mi * c)
-            matrix += (hw.dwconv(mo, dw.kh, dw.kw, c) if dwconv else
-                       hw.conv(mo, dw.kh, dw.kw, c, c)) + SYNC_CYCLES
-            vector += epi_d.cycles(hw, mo * c)
-            matrix += sum(hw.gemm(mo, c, p) + SYNC_CYCLES for p in pb)
-        vector += sum(epi_p.cycles(hw, mo * p) for p in pb)
+    # bands of one shape cost the same: each shape once, times its count
+    for (mi, mo, kept), count in Counter(((b.new[1] - b.new[0]) * W, (b.r1 - b.r0) * ow, b.kept)
+                                         for b in mine).items():
+        mat = vec = 0
+        for c, nj in Counter(jb).items():  # blocks of one width cost the same
+            if kept:
+                vec += nj * hw.cycles("vcopy", len=kept * W * c)
+            if expand and mi:
+                mat += nj * (hw.conv(mi, 1, 1, cin, c) + SYNC_CYCLES)
+                vec += nj * epi_e.cycles(hw, mi * c)
+            mat += nj * ((hw.dwconv(mo, dw.kh, dw.kw, c) if dwconv else
+                          hw.conv(mo, dw.kh, dw.kw, c, c)) + SYNC_CYCLES)
+            vec += nj * epi_d.cycles(hw, mo * c)
+            mat += nj * sum(np_ * (hw.gemm(mo, c, p) + SYNC_CYCLES)
+                            for p, np_ in Counter(pb).items())
+        vec += sum(epi_p.cycles(hw, mo * p) for p in pb)
+        matrix += count * mat
+        vector += count * vec
     in_bytes = sum((b.new[1] - b.new[0]) * W for b in mine) * (cin if expand else ce) * eb
     out_bytes = sum((b.r1 - b.r0) * ow for b in mine) * cout * eb
-    loads = len(mine) * (1 if expand else len(jb))
+    loads = sum(1 for b in mine if b.new[1] > b.new[0]) if expand else len(mine) * len(jb)
     stores = len(mine) * len(pb)
     streams = {"in": (loads, in_bytes), "w": (6, wbuf * eb + 4 * tables),
                "out": (stores, out_bytes), "res": (stores if res else 0,

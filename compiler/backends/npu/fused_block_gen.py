@@ -85,7 +85,7 @@ def gen_fused_block(em, layer, bands, dram, lowered, key: str) -> None:
         mi, mo = (n1 - n0) * W, (r1 - r0) * ow
         tag = f"{layer.name} rows {r0}:{r1}"
         pset = pa + (bi % s.p_slots) * m_out * cout
-        if ge:
+        if ge and n1 > n0:  # (a last band may find all its rows kept from the one before)
             xa = xs + (bi % 2) * m_new * cin
             em.rows_io("load", "in", "ibuf", xa, x + n0 * W * cin * eb, n1 - n0, W, cin, cin,
                        eb, f"{tag}: input rows {n0}:{n1}")
@@ -103,13 +103,13 @@ def gen_fused_block(em, layer, bands, dram, lowered, key: str) -> None:
             if b.kept:  # the halo rows, from where the band before left them to the top
                 em.vec("vcopy", ("ibuf", xt), ("ibuf", xt + (i0 - prev.i0) * W * c),
                        b.kept * W * c, comment=f"{jt}: kept halo rows {i0}:{n0}")
-            if ge:
+            if ge and n1 > n0:
                 acc = ea + slot * m_new * cb
                 em.conv(xa, waddr["we"][j], acc, n1 - n0, W, cin, c, False, one, mi * c, 1, 1,
                         mi, comment=f"{jt}: expand")
                 ee.emit(acc, xt + b.kept * W * c, None, mi * c, c, c0,
                         f"{jt}: expand epilogue", out_buf="ibuf")
-            else:
+            elif not ge:
                 em.rows_io("load", "in", "ibuf", xt, x + (i0 * W * ce + c0) * eb, i1 - i0, W,
                            c, ce, eb, f"{jt}: input rows {i0}:{i1}")
             acc = da + slot * m_out * cb
