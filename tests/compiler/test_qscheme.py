@@ -98,3 +98,26 @@ def test_quantize_weights_chunked_path_is_the_one_pass_result():
         assert got.dtype == np.int8 and np.array_equal(got, want) and np.array_equal(scales, s)
     absmax = np.abs(w).max(axis=(0, 1, 2)).astype(np.float64)  # the |w| form it replaced
     assert np.array_equal(weight_scales(w, -1), np.where(absmax > 0, absmax / QMAX, 1.0))
+
+
+def _one_by_one(ms):
+    pairs = [qs.quantize_multiplier(float(m)) for m in np.ravel(ms)]
+    return [np.array([p[k] for p in pairs], np.int32) for k in (0, 1)]
+
+
+def test_vector_multipliers_are_the_scalar_ones_element_by_element():
+    rng = np.random.default_rng(1)
+    powers = np.exp2(np.arange(-100.0, 31.0))
+    cases = [rng.uniform(0, 1, 2000), np.exp(rng.uniform(-60, 21, 5000)),
+             np.array([0.0, -0.0, 5e-324, 1e-300, 2.0**-32, 2.0**-33, 2.0**-95, 2.0**-96, 1.0,
+                       2.0**30, 1 - 2.0**-32, 1 - 2.0**-31, 0.9999999999999999]),
+             np.nextafter(powers, 0), powers * (1 - 2.0**-32), powers * (1 + 2.0**-31)]
+    for ms in cases:  # rounding up to 2^31, the register's shift limit, tiny and zero values
+        got, want = qs.quantize_multipliers(ms), _one_by_one(ms)
+        assert all(g.dtype == np.int32 and np.array_equal(g, w) for g, w in zip(got, want))
+    for bad in ([1.0, -1.0], [2.0**40, np.nan], [np.nan, 2.0**40], [0.5, 2.0**31 - 1e-6]):
+        with pytest.raises(QuantizationError) as vec:  # the first bad element, as one by one
+            qs.quantize_multipliers(np.array(bad))
+        with pytest.raises(QuantizationError) as one:
+            _one_by_one(bad)
+        assert str(vec.value) == str(one.value)
