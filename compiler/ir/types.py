@@ -10,6 +10,7 @@ from ..errors import GraphError
 
 # int64: token ids only (a model input an embedding lookup reads on the host)
 DTYPES = ("float32", "float16", "int8", "int32", "int64")
+_DTYPE_NAMES: dict = {}  # numpy dtype -> str(dtype), filled as TensorType.of meets them
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,10 @@ class TensorType:
     @classmethod
     def of(cls, array: np.ndarray) -> "TensorType":
         array = np.asarray(array)
-        return cls(array.shape if array.ndim else (1,), str(array.dtype))
+        name = _DTYPE_NAMES.get(array.dtype)
+        if name is None:  # str(dtype) runs Python code in numpy: once per dtype, not per call
+            name = _DTYPE_NAMES.setdefault(array.dtype, str(array.dtype))
+        return cls(array.shape if array.ndim else (1,), name)
 
     @property
     def rank(self) -> int:
