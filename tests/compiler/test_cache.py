@@ -194,3 +194,22 @@ def test_arrays_round_trip_out_of_band(cache_dir):
     data[at + 5] ^= 1
     path.write_bytes(bytes(data))
     assert cache.load("k") is None
+
+
+def test_damage_inside_a_large_array_is_caught(cache_dir):
+    """A large buffer is checked by word sums, not a CRC: a changed word, and two of its
+    512-byte blocks swapped (same words, other places), are each caught."""
+    a = np.arange(8192, dtype=np.float64)  # 64 KB: 128 blocks
+    cache.store("big", {"a": a})
+    path, = entries(cache_dir)
+    sound = bytearray(path.read_bytes())
+    at = bytes(sound).index(a.tobytes())
+    assert np.array_equal(cache.load("big")["a"], a)
+    flipped = bytearray(sound)
+    flipped[at + 40_000] ^= 0x10
+    swapped = bytearray(sound)
+    swapped[at + 1024:at + 1536], swapped[at + 4096:at + 4608] = \
+        sound[at + 4096:at + 4608], sound[at + 1024:at + 1536]
+    for damaged in (flipped, swapped):
+        path.write_bytes(bytes(damaged))
+        assert cache.load("big") is None
