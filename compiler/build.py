@@ -5,8 +5,10 @@ Both are target-independent, so build_quantized and float_front_half are cached 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
+import gc
 import os
 
 from .errors import CompilerError
@@ -75,6 +77,7 @@ def build_quantized(model, calib_inputs=None, *, num_calib: int = 8, seed: int =
     pm = pipeline if isinstance(pipeline, PassManager) else \
         PassManager.from_string(pipeline or default_pipeline(model))
 
+    @collector_paused()
     def compute() -> QuantizedModule:
         graph = load_model(model, **model_kwargs)
         if target is not None:  # for the NPU: refuse from shapes what no tiling fits, first
@@ -128,6 +131,7 @@ def float_front_half(model, *, shape_limits: bool = False, **model_kwargs) -> tu
     if isinstance(model, QuantizedModule):
         model = model.float_graph
 
+    @collector_paused()
     def compute() -> tuple:
         source = load_model(model, **model_kwargs)
         if shape_limits:
@@ -168,6 +172,20 @@ def rebuilt_source(model, model_kwargs: dict):
         return None
     from .ir.lazy import LazyGraph
     return LazyGraph(functools.partial(load_model, model, **model_kwargs))
+
+
+@contextlib.contextmanager
+def collector_paused():
+    """Python's cyclic garbage collector off while a front half runs (back on, if it was,
+    afterwards): its nodes, types and attribute dicts all stay alive to the end, so the
+    collector's passes over them find nothing and cost ~2% of a ResNet compile's front half."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
 
 
 def split_host_softmax(g: Graph) -> dict:
