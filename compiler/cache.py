@@ -5,13 +5,14 @@ it, so compiling one model for a second Target skips it.
 Where: `$NPUSIM_CACHE_DIR` if set (`off`, `none`, `0` or `false` turn the cache off), else
 `$XDG_CACHE_HOME/npusim`, else `~/.cache/npusim`; entries live in its `front/` folder and
 may be deleted at any time. An entry is a pickle of (its key, the value) behind a magic
-header, its length and its checksum (_digest_of), with the arrays' data out of band after it (pickle protocol
-5: stored and read back without a copy through the pickle's bytes): a truncated, corrupted
-or foreign file (another key's, another version's) is ignored and rebuilt, never trusted. Like any build cache the folder is
-the user's own; entries are written atomically (a temp file, then os.replace), so concurrent
-compiles never read half a file. A zoo model's entry leaves out its float model (the float
-reference's graph, which the back half never reads): it is rebuilt on first use
-(compiler.build.rebuilt_source)."""
+header, its length and its checksum (_digest_of), with the arrays' data out of band after it
+(pickle protocol 5: stored and read back without a copy through the pickle's bytes): a
+truncated, corrupted or foreign file (another key's, another version's) is ignored and
+rebuilt, never trusted. Like any build cache the folder is the user's own; entries are
+written atomically (a temp file, then os.replace), so concurrent compiles never read half a
+file, by a background thread (store) that a later load in the process waits for. A zoo
+model's entry leaves out its float model (the float reference's graph, which the back half
+never reads): it is rebuilt on first use (compiler.build.rebuilt_source)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ import pickle
 import sys
 import struct
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable
 
@@ -40,6 +42,7 @@ _LENGTH = struct.Struct("<Q")
 ALIGN = 64
 OFF = ("off", "none", "0", "false")
 _CODE: list = []  # the code fingerprint, computed once per process
+_WRITERS: dict = {}  # pid -> (writer pool, writes in flight): see store()
 
 
 def cache_dir() -> Path | None:
@@ -128,6 +131,7 @@ def load(name: str):
     path = _path(name)
     if path is None:
         return None
+    _wait_for(path)
     try:
         with open(path, "rb") as f:
             # writable, as the arrays over it are; np.empty, not bytearray: no zero fill of
@@ -207,32 +211,81 @@ def _word_sums(buf) -> tuple:
 
 def _entry(name: str, value) -> list:
     """The entry's bytes as pieces (the arrays' data not copied into a pickle)."""
+    return _framed(*_parts_of(name, value))
+
+
+def _parts_of(name: str, value) -> tuple:
+    """(meta pieces, pads, array buffers) of an entry: the pickle taken now, each writable
+    array's data copied now (it may change once the caller goes on), the read-only ones (the
+    graph's constants) left where they are."""
     buffers = []
     pickled = pickle.dumps((name, value), protocol=5, buffer_callback=buffers.append)
     views = [b.raw() for b in buffers]
+    views = [v if v.readonly else bytes(v) for v in views]
     meta = [_COUNTS.pack(len(pickled), len(views)),
-            b"".join(_LENGTH.pack(v.nbytes) for v in views), pickled]
+            b"".join(_LENGTH.pack(len(v)) for v in views), pickled]
     at = len(MAGIC) + _HEAD.size + sum(len(p) for p in meta)
     pads = []
     for v in views:
         pads.append(bytes(-at % ALIGN))
-        at += len(pads[-1]) + v.nbytes
+        at += len(pads[-1]) + len(v)
+    return meta, pads, views
+
+
+def _framed(meta: list, pads: list, views: list) -> list:
+    """The pieces behind the magic and the header (length, checksum)."""
     body = meta + [piece for pad, v in zip(pads, views) for piece in (pad, v)]
-    digest = _digest_of(meta, pads, views)
-    return [MAGIC, _HEAD.pack(at - len(MAGIC) - _HEAD.size, digest)] + body
+    size = sum(len(p) for p in body)
+    return [MAGIC, _HEAD.pack(size, _digest_of(meta, pads, views))] + body
 
 
 def store(name: str, value) -> None:
-    """Write the entry atomically; a cache that cannot be written is skipped silently."""
+    """Write the entry atomically; a cache that cannot be written is skipped silently. The
+    entry is pickled here, and checksummed and written by a background thread while the
+    caller goes on (the back half of a compile: a ResNet-50 entry is 26 MB); a later load of
+    it in this process, flush() and the interpreter's exit wait for the write."""
     path = _path(name)
     if path is None:
         return
     try:
-        pieces = _entry(name, value)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, pieces)
-    except (OSError, pickle.PicklingError, TypeError, AttributeError, BufferError):
+        parts = _parts_of(name, value)
+    except (pickle.PicklingError, TypeError, AttributeError, BufferError):
         return
+    pool, pending = _writer()
+    where = str(path)
+    done = pool.submit(_write, path, parts)
+    pending[where] = done
+    done.add_done_callback(lambda f: pending.get(where) is f and pending.pop(where, None))
+
+
+def _write(path: Path, parts: tuple) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, _framed(*parts))
+    except OSError:
+        return
+
+
+def _writer() -> tuple:
+    """This process's (one-thread writer pool, {entry path: its write in flight}); a forked
+    child starts its own (it has no threads, and its parent finishes its own writes)."""
+    mine = _WRITERS.get(os.getpid())
+    if mine is None:
+        mine = _WRITERS[os.getpid()] = (
+            ThreadPoolExecutor(1, thread_name_prefix="npusim-cache-write"), {})
+    return mine
+
+
+def flush() -> None:
+    """Wait until every entry this process stored is on disk (or failed to be)."""
+    for done in list(_writer()[1].values()):
+        done.exception()  # waits; a write that failed only costs the reuse
+
+
+def _wait_for(path: Path) -> None:
+    done = _writer()[1].get(str(path))
+    if done is not None:
+        done.exception()
 
 
 def cached(kind: str, model, compute: Callable[[], object], *, stored=None, restored=None,

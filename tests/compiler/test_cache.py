@@ -19,6 +19,7 @@ def cache_dir(tmp_path, monkeypatch):
 
 
 def entries(root: Path) -> list:
+    cache.flush()  # entries are written by a background thread
     return sorted((root / "front").glob("*.pkl")) if (root / "front").exists() else []
 
 
@@ -213,3 +214,21 @@ def test_damage_inside_a_large_array_is_caught(cache_dir):
     for damaged in (flipped, swapped):
         path.write_bytes(bytes(damaged))
         assert cache.load("big") is None
+
+
+def test_an_entry_is_what_was_stored_though_written_later(cache_dir, monkeypatch):
+    """store() returns before the file is written: a writable array changed right after is
+    stored as it was, a read-only one is written from place, and a load waits for the write."""
+    import threading
+    from isa import files
+    gate = threading.Event()
+    real = files.write_atomic
+    monkeypatch.setattr(cache, "write_atomic", lambda *a: gate.wait(10) and real(*a))
+    live, frozen = np.arange(4096, dtype=np.int32), np.arange(4096, dtype=np.int32)
+    frozen.setflags(write=False)
+    cache.store("later", {"live": live, "frozen": frozen})
+    live[:] = -1  # the caller goes on while the write waits
+    assert not list(cache_dir.rglob("*.pkl"))  # not written yet
+    gate.set()
+    got = cache.load("later")
+    assert np.array_equal(got["live"], np.arange(4096)) and np.array_equal(got["frozen"], frozen)
