@@ -81,6 +81,7 @@
 `define F_VADD_SRC1(w) w[73:54]
 `define F_VADD_SRC1_FULL(w) {w[127:125], w[73:54]}
 `define F_VADD_LEN(w) w[89:74]
+`define F_VADD_LEN_FULL(w) {w[117:111], w[89:74]}
 `define F_VSUB_DST_BUF(w) w[9:8]
 `define F_VSUB_DST(w) w[29:10]
 `define F_VSUB_DST_FULL(w) {w[121:119], w[29:10]}
@@ -91,6 +92,7 @@
 `define F_VSUB_SRC1(w) w[73:54]
 `define F_VSUB_SRC1_FULL(w) {w[127:125], w[73:54]}
 `define F_VSUB_LEN(w) w[89:74]
+`define F_VSUB_LEN_FULL(w) {w[117:111], w[89:74]}
 `define F_VMUL_DST_BUF(w) w[9:8]
 `define F_VMUL_DST(w) w[29:10]
 `define F_VMUL_DST_FULL(w) {w[121:119], w[29:10]}
@@ -101,6 +103,7 @@
 `define F_VMUL_SRC1(w) w[73:54]
 `define F_VMUL_SRC1_FULL(w) {w[127:125], w[73:54]}
 `define F_VMUL_LEN(w) w[89:74]
+`define F_VMUL_LEN_FULL(w) {w[117:111], w[89:74]}
 `define F_VMAX_DST_BUF(w) w[9:8]
 `define F_VMAX_DST(w) w[29:10]
 `define F_VMAX_DST_FULL(w) {w[121:119], w[29:10]}
@@ -111,6 +114,7 @@
 `define F_VMAX_SRC1(w) w[73:54]
 `define F_VMAX_SRC1_FULL(w) {w[127:125], w[73:54]}
 `define F_VMAX_LEN(w) w[89:74]
+`define F_VMAX_LEN_FULL(w) {w[117:111], w[89:74]}
 `define F_VMIN_DST_BUF(w) w[9:8]
 `define F_VMIN_DST(w) w[29:10]
 `define F_VMIN_DST_FULL(w) {w[121:119], w[29:10]}
@@ -121,6 +125,7 @@
 `define F_VMIN_SRC1(w) w[73:54]
 `define F_VMIN_SRC1_FULL(w) {w[127:125], w[73:54]}
 `define F_VMIN_LEN(w) w[89:74]
+`define F_VMIN_LEN_FULL(w) {w[117:111], w[89:74]}
 `define F_VRELU_DST_BUF(w) w[9:8]
 `define F_VRELU_DST(w) w[29:10]
 `define F_VRELU_DST_FULL(w) {w[54:52], w[29:10]}
@@ -128,6 +133,7 @@
 `define F_VRELU_SRC0(w) w[51:32]
 `define F_VRELU_SRC0_FULL(w) {w[57:55], w[51:32]}
 `define F_VRELU_LEN(w) w[89:74]
+`define F_VRELU_LEN_FULL(w) {w[64:58], w[89:74]}
 `define F_VCLIP_DST_BUF(w) w[9:8]
 `define F_VCLIP_DST(w) w[29:10]
 `define F_VCLIP_DST_FULL(w) {w[54:52], w[29:10]}
@@ -135,6 +141,7 @@
 `define F_VCLIP_SRC0(w) w[51:32]
 `define F_VCLIP_SRC0_FULL(w) {w[57:55], w[51:32]}
 `define F_VCLIP_LEN(w) w[89:74]
+`define F_VCLIP_LEN_FULL(w) {w[64:58], w[89:74]}
 `define F_VCLIP_LO(w) w[105:90]
 `define F_VCLIP_HI(w) w[121:106]
 `define F_VSHR_DST_BUF(w) w[9:8]
@@ -144,6 +151,7 @@
 `define F_VSHR_SRC0(w) w[51:32]
 `define F_VSHR_SRC0_FULL(w) {w[57:55], w[51:32]}
 `define F_VSHR_LEN(w) w[89:74]
+`define F_VSHR_LEN_FULL(w) {w[64:58], w[89:74]}
 `define F_VSHR_SHIFT(w) w[94:90]
 `define F_VREQUANT_DST_BUF(w) w[9:8]
 `define F_VREQUANT_DST(w) w[29:10]
@@ -155,6 +163,7 @@
 `define F_VREQUANT_SRC1(w) w[73:54]
 `define F_VREQUANT_SRC1_FULL(w) {w[127:125], w[73:54]}
 `define F_VREQUANT_LEN(w) w[89:74]
+`define F_VREQUANT_LEN_FULL(w) {w[117:111], w[89:74]}
 `define F_VREQUANT_CHANNELS(w) w[101:90]
 `define F_VREQUANT_ZP(w) w[109:102]
 `define F_VREQUANT_RELU(w) w[110:110]
@@ -168,6 +177,7 @@
 `define F_VBIAS_SRC1(w) w[73:54]
 `define F_VBIAS_SRC1_FULL(w) {w[127:125], w[73:54]}
 `define F_VBIAS_LEN(w) w[89:74]
+`define F_VBIAS_LEN_FULL(w) {w[117:111], w[89:74]}
 `define F_VBIAS_CHANNELS(w) w[101:90]
 `define F_VMAXPOOL_DST_BUF(w) w[9:8]
 `define F_VMAXPOOL_DST(w) w[29:10]
@@ -194,6 +204,7 @@
 `define F_VCOPY_SRC0(w) w[51:32]
 `define F_VCOPY_SRC0_FULL(w) {w[57:55], w[51:32]}
 `define F_VCOPY_LEN(w) w[89:74]
+`define F_VCOPY_LEN_FULL(w) {w[64:58], w[89:74]}
 `define F_VLUT_DST_BUF(w) w[9:8]
 `define F_VLUT_DST(w) w[29:10]
 `define F_VLUT_DST_FULL(w) {w[121:119], w[29:10]}
@@ -204,6 +215,7 @@
 `define F_VLUT_SRC1(w) w[73:54]
 `define F_VLUT_SRC1_FULL(w) {w[127:125], w[73:54]}
 `define F_VLUT_LEN(w) w[89:74]
+`define F_VLUT_LEN_FULL(w) {w[117:111], w[89:74]}
 `define F_VRMAX_DST_BUF(w) w[9:8]
 `define F_VRMAX_DST(w) w[29:10]
 `define F_VRMAX_DST_FULL(w) {w[54:52], w[29:10]}
@@ -250,6 +262,7 @@
 `define F_VEXP_SRC0(w) w[51:32]
 `define F_VEXP_SRC0_FULL(w) {w[57:55], w[51:32]}
 `define F_VEXP_LEN(w) w[89:74]
+`define F_VEXP_LEN_FULL(w) {w[64:58], w[89:74]}
 `define F_VEXP_IN_FRAC(w) w[94:90]
 `define F_VEXP_OUT_FRAC(w) w[99:95]
 `define F_VRECIP_DST_BUF(w) w[9:8]
@@ -259,6 +272,7 @@
 `define F_VRECIP_SRC0(w) w[51:32]
 `define F_VRECIP_SRC0_FULL(w) {w[57:55], w[51:32]}
 `define F_VRECIP_LEN(w) w[89:74]
+`define F_VRECIP_LEN_FULL(w) {w[64:58], w[89:74]}
 `define F_VRECIP_IN_FRAC(w) w[94:90]
 `define F_VRECIP_OUT_FRAC(w) w[99:95]
 `define F_VRSQRT_DST_BUF(w) w[9:8]
@@ -268,6 +282,7 @@
 `define F_VRSQRT_SRC0(w) w[51:32]
 `define F_VRSQRT_SRC0_FULL(w) {w[57:55], w[51:32]}
 `define F_VRSQRT_LEN(w) w[89:74]
+`define F_VRSQRT_LEN_FULL(w) {w[64:58], w[89:74]}
 `define F_VRSQRT_IN_FRAC(w) w[94:90]
 `define F_VRSQRT_OUT_FRAC(w) w[99:95]
 `define F_SIGNAL_UNIT(w) w[11:8]
@@ -509,7 +524,7 @@ localparam integer DWCONV_ACC_W = 1;
 //   src0       [51:32 [19:0], 124:122 [22:20]] u: first operand element address
 //   src1_buf   [53:52] enum:buf: second operand buffer
 //   src1       [73:54 [19:0], 127:125 [22:20]] u: second operand element address
-//   len        [89:74] u: elements
+//   len        [89:74 [15:0], 117:111 [22:16]] u: elements
 localparam [7:0] OP_VADD = 8'h30;
 localparam integer VADD_DST_BUF_LSB = 8;
 localparam integer VADD_DST_BUF_W = 2;
@@ -534,6 +549,9 @@ localparam integer VADD_SRC1_P1_LSB = 125;
 localparam integer VADD_SRC1_P1_W = 3;
 localparam integer VADD_LEN_LSB = 74;
 localparam integer VADD_LEN_W = 16;
+localparam integer VADD_LEN_FULL_W = 23;
+localparam integer VADD_LEN_P1_LSB = 111;
+localparam integer VADD_LEN_P1_W = 7;
 
 // ---- vsub (vector; unit: vector)
 // semantics: dst[i] = sat(src0[i] - src1[i])
@@ -544,7 +562,7 @@ localparam integer VADD_LEN_W = 16;
 //   src0       [51:32 [19:0], 124:122 [22:20]] u: first operand element address
 //   src1_buf   [53:52] enum:buf: second operand buffer
 //   src1       [73:54 [19:0], 127:125 [22:20]] u: second operand element address
-//   len        [89:74] u: elements
+//   len        [89:74 [15:0], 117:111 [22:16]] u: elements
 localparam [7:0] OP_VSUB = 8'h31;
 localparam integer VSUB_DST_BUF_LSB = 8;
 localparam integer VSUB_DST_BUF_W = 2;
@@ -569,6 +587,9 @@ localparam integer VSUB_SRC1_P1_LSB = 125;
 localparam integer VSUB_SRC1_P1_W = 3;
 localparam integer VSUB_LEN_LSB = 74;
 localparam integer VSUB_LEN_W = 16;
+localparam integer VSUB_LEN_FULL_W = 23;
+localparam integer VSUB_LEN_P1_LSB = 111;
+localparam integer VSUB_LEN_P1_W = 7;
 
 // ---- vmul (vector; unit: vector)
 // semantics: dst[i] = sat(src0[i] * src1[i])
@@ -579,7 +600,7 @@ localparam integer VSUB_LEN_W = 16;
 //   src0       [51:32 [19:0], 124:122 [22:20]] u: first operand element address
 //   src1_buf   [53:52] enum:buf: second operand buffer
 //   src1       [73:54 [19:0], 127:125 [22:20]] u: second operand element address
-//   len        [89:74] u: elements
+//   len        [89:74 [15:0], 117:111 [22:16]] u: elements
 localparam [7:0] OP_VMUL = 8'h32;
 localparam integer VMUL_DST_BUF_LSB = 8;
 localparam integer VMUL_DST_BUF_W = 2;
@@ -604,6 +625,9 @@ localparam integer VMUL_SRC1_P1_LSB = 125;
 localparam integer VMUL_SRC1_P1_W = 3;
 localparam integer VMUL_LEN_LSB = 74;
 localparam integer VMUL_LEN_W = 16;
+localparam integer VMUL_LEN_FULL_W = 23;
+localparam integer VMUL_LEN_P1_LSB = 111;
+localparam integer VMUL_LEN_P1_W = 7;
 
 // ---- vmax (vector; unit: vector)
 // semantics: dst[i] = max(src0[i], src1[i])
@@ -614,7 +638,7 @@ localparam integer VMUL_LEN_W = 16;
 //   src0       [51:32 [19:0], 124:122 [22:20]] u: first operand element address
 //   src1_buf   [53:52] enum:buf: second operand buffer
 //   src1       [73:54 [19:0], 127:125 [22:20]] u: second operand element address
-//   len        [89:74] u: elements
+//   len        [89:74 [15:0], 117:111 [22:16]] u: elements
 localparam [7:0] OP_VMAX = 8'h33;
 localparam integer VMAX_DST_BUF_LSB = 8;
 localparam integer VMAX_DST_BUF_W = 2;
@@ -639,6 +663,9 @@ localparam integer VMAX_SRC1_P1_LSB = 125;
 localparam integer VMAX_SRC1_P1_W = 3;
 localparam integer VMAX_LEN_LSB = 74;
 localparam integer VMAX_LEN_W = 16;
+localparam integer VMAX_LEN_FULL_W = 23;
+localparam integer VMAX_LEN_P1_LSB = 111;
+localparam integer VMAX_LEN_P1_W = 7;
 
 // ---- vmin (vector; unit: vector)
 // semantics: dst[i] = min(src0[i], src1[i])
@@ -649,7 +676,7 @@ localparam integer VMAX_LEN_W = 16;
 //   src0       [51:32 [19:0], 124:122 [22:20]] u: first operand element address
 //   src1_buf   [53:52] enum:buf: second operand buffer
 //   src1       [73:54 [19:0], 127:125 [22:20]] u: second operand element address
-//   len        [89:74] u: elements
+//   len        [89:74 [15:0], 117:111 [22:16]] u: elements
 localparam [7:0] OP_VMIN = 8'h34;
 localparam integer VMIN_DST_BUF_LSB = 8;
 localparam integer VMIN_DST_BUF_W = 2;
@@ -674,6 +701,9 @@ localparam integer VMIN_SRC1_P1_LSB = 125;
 localparam integer VMIN_SRC1_P1_W = 3;
 localparam integer VMIN_LEN_LSB = 74;
 localparam integer VMIN_LEN_W = 16;
+localparam integer VMIN_LEN_FULL_W = 23;
+localparam integer VMIN_LEN_P1_LSB = 111;
+localparam integer VMIN_LEN_P1_W = 7;
 
 // ---- vrelu (vector; unit: vector)
 // semantics: dst[i] = sat(max(src0[i], 0))
@@ -682,7 +712,7 @@ localparam integer VMIN_LEN_W = 16;
 //   dst        [29:10 [19:0], 54:52 [22:20]] u: destination element address
 //   src0_buf   [31:30] enum:buf: operand buffer
 //   src0       [51:32 [19:0], 57:55 [22:20]] u: operand element address
-//   len        [89:74] u: elements
+//   len        [89:74 [15:0], 64:58 [22:16]] u: elements
 localparam [7:0] OP_VRELU = 8'h35;
 localparam integer VRELU_DST_BUF_LSB = 8;
 localparam integer VRELU_DST_BUF_W = 2;
@@ -700,6 +730,9 @@ localparam integer VRELU_SRC0_P1_LSB = 55;
 localparam integer VRELU_SRC0_P1_W = 3;
 localparam integer VRELU_LEN_LSB = 74;
 localparam integer VRELU_LEN_W = 16;
+localparam integer VRELU_LEN_FULL_W = 23;
+localparam integer VRELU_LEN_P1_LSB = 58;
+localparam integer VRELU_LEN_P1_W = 7;
 
 // ---- vclip (vector; unit: vector)
 // semantics: dst[i] = sat(min(max(src0[i], lo), hi))
@@ -708,7 +741,7 @@ localparam integer VRELU_LEN_W = 16;
 //   dst        [29:10 [19:0], 54:52 [22:20]] u: destination element address
 //   src0_buf   [31:30] enum:buf: operand buffer
 //   src0       [51:32 [19:0], 57:55 [22:20]] u: operand element address
-//   len        [89:74] u: elements
+//   len        [89:74 [15:0], 64:58 [22:16]] u: elements
 //   lo         [105:90] s: lower bound
 //   hi         [121:106] s: upper bound
 localparam [7:0] OP_VCLIP = 8'h36;
@@ -728,6 +761,9 @@ localparam integer VCLIP_SRC0_P1_LSB = 55;
 localparam integer VCLIP_SRC0_P1_W = 3;
 localparam integer VCLIP_LEN_LSB = 74;
 localparam integer VCLIP_LEN_W = 16;
+localparam integer VCLIP_LEN_FULL_W = 23;
+localparam integer VCLIP_LEN_P1_LSB = 58;
+localparam integer VCLIP_LEN_P1_W = 7;
 localparam integer VCLIP_LO_LSB = 90;
 localparam integer VCLIP_LO_W = 16;
 localparam integer VCLIP_HI_LSB = 106;
@@ -740,7 +776,7 @@ localparam integer VCLIP_HI_W = 16;
 //   dst        [29:10 [19:0], 54:52 [22:20]] u: destination element address
 //   src0_buf   [31:30] enum:buf: operand buffer
 //   src0       [51:32 [19:0], 57:55 [22:20]] u: operand element address
-//   len        [89:74] u: elements
+//   len        [89:74 [15:0], 64:58 [22:16]] u: elements
 //   shift      [94:90] u: right shift amount
 localparam [7:0] OP_VSHR = 8'h37;
 localparam integer VSHR_DST_BUF_LSB = 8;
@@ -759,6 +795,9 @@ localparam integer VSHR_SRC0_P1_LSB = 55;
 localparam integer VSHR_SRC0_P1_W = 3;
 localparam integer VSHR_LEN_LSB = 74;
 localparam integer VSHR_LEN_W = 16;
+localparam integer VSHR_LEN_FULL_W = 23;
+localparam integer VSHR_LEN_P1_LSB = 58;
+localparam integer VSHR_LEN_P1_W = 7;
 localparam integer VSHR_SHIFT_LSB = 90;
 localparam integer VSHR_SHIFT_W = 5;
 
@@ -771,7 +810,7 @@ localparam integer VSHR_SHIFT_W = 5;
 //   src0       [51:32 [19:0], 124:122 [22:20]] u: first operand element address
 //   src1_buf   [53:52] enum:buf: second operand buffer
 //   src1       [73:54 [19:0], 127:125 [22:20]] u: second operand element address
-//   len        [89:74] u: elements
+//   len        [89:74 [15:0], 117:111 [22:16]] u: elements
 //   channels   [101:90] u: channel count (innermost dimension of src0)
 //   zp         [109:102] s: output zero point
 //   relu       [110] u: 1: clamp the result below at zp (fused ReLU)
@@ -799,6 +838,9 @@ localparam integer VREQUANT_SRC1_P1_LSB = 125;
 localparam integer VREQUANT_SRC1_P1_W = 3;
 localparam integer VREQUANT_LEN_LSB = 74;
 localparam integer VREQUANT_LEN_W = 16;
+localparam integer VREQUANT_LEN_FULL_W = 23;
+localparam integer VREQUANT_LEN_P1_LSB = 111;
+localparam integer VREQUANT_LEN_P1_W = 7;
 localparam integer VREQUANT_CHANNELS_LSB = 90;
 localparam integer VREQUANT_CHANNELS_W = 12;
 localparam integer VREQUANT_ZP_LSB = 102;
@@ -815,7 +857,7 @@ localparam integer VREQUANT_RELU_W = 1;
 //   src0       [51:32 [19:0], 124:122 [22:20]] u: first operand element address
 //   src1_buf   [53:52] enum:buf: second operand buffer
 //   src1       [73:54 [19:0], 127:125 [22:20]] u: second operand element address
-//   len        [89:74] u: elements
+//   len        [89:74 [15:0], 117:111 [22:16]] u: elements
 //   channels   [101:90] u: channel count (innermost dimension of src0)
 localparam [7:0] OP_VBIAS = 8'h39;
 localparam integer VBIAS_DST_BUF_LSB = 8;
@@ -841,6 +883,9 @@ localparam integer VBIAS_SRC1_P1_LSB = 125;
 localparam integer VBIAS_SRC1_P1_W = 3;
 localparam integer VBIAS_LEN_LSB = 74;
 localparam integer VBIAS_LEN_W = 16;
+localparam integer VBIAS_LEN_FULL_W = 23;
+localparam integer VBIAS_LEN_P1_LSB = 111;
+localparam integer VBIAS_LEN_P1_W = 7;
 localparam integer VBIAS_CHANNELS_LSB = 90;
 localparam integer VBIAS_CHANNELS_W = 12;
 
@@ -915,7 +960,7 @@ localparam integer VSUMPOOL_CHANNELS_W = 12;
 //   dst        [29:10 [19:0], 54:52 [22:20]] u: destination element address
 //   src0_buf   [31:30] enum:buf: operand buffer
 //   src0       [51:32 [19:0], 57:55 [22:20]] u: operand element address
-//   len        [89:74] u: elements
+//   len        [89:74 [15:0], 64:58 [22:16]] u: elements
 localparam [7:0] OP_VCOPY = 8'h3C;
 localparam integer VCOPY_DST_BUF_LSB = 8;
 localparam integer VCOPY_DST_BUF_W = 2;
@@ -933,6 +978,9 @@ localparam integer VCOPY_SRC0_P1_LSB = 55;
 localparam integer VCOPY_SRC0_P1_W = 3;
 localparam integer VCOPY_LEN_LSB = 74;
 localparam integer VCOPY_LEN_W = 16;
+localparam integer VCOPY_LEN_FULL_W = 23;
+localparam integer VCOPY_LEN_P1_LSB = 58;
+localparam integer VCOPY_LEN_P1_W = 7;
 
 // ---- vlut (vector; unit: vector)
 // semantics: dst[i] = src1[src0[i] + 128]: 256-entry int8 lookup table (activation functions)
@@ -943,7 +991,7 @@ localparam integer VCOPY_LEN_W = 16;
 //   src0       [51:32 [19:0], 124:122 [22:20]] u: first operand element address
 //   src1_buf   [53:52] enum:buf: second operand buffer
 //   src1       [73:54 [19:0], 127:125 [22:20]] u: second operand element address
-//   len        [89:74] u: elements
+//   len        [89:74 [15:0], 117:111 [22:16]] u: elements
 localparam [7:0] OP_VLUT = 8'h3D;
 localparam integer VLUT_DST_BUF_LSB = 8;
 localparam integer VLUT_DST_BUF_W = 2;
@@ -968,6 +1016,9 @@ localparam integer VLUT_SRC1_P1_LSB = 125;
 localparam integer VLUT_SRC1_P1_W = 3;
 localparam integer VLUT_LEN_LSB = 74;
 localparam integer VLUT_LEN_W = 16;
+localparam integer VLUT_LEN_FULL_W = 23;
+localparam integer VLUT_LEN_P1_LSB = 111;
+localparam integer VLUT_LEN_P1_W = 7;
 
 // ---- vrmax (vector; unit: vector)
 // semantics: dst[r] = max_c src0[r, c] over a rows x cols row-major tile (one value per row)
@@ -1113,7 +1164,7 @@ localparam integer VRMUL_SHIFT_W = 5;
 //   dst        [29:10 [19:0], 54:52 [22:20]] u: destination element address
 //   src0_buf   [31:30] enum:buf: operand buffer
 //   src0       [51:32 [19:0], 57:55 [22:20]] u: operand element address
-//   len        [89:74] u: elements
+//   len        [89:74 [15:0], 64:58 [22:16]] u: elements
 //   in_frac    [94:90] u: fractional bits of the input (ignored in fp16 mode)
 //   out_frac   [99:95] u: fractional bits of the output: exp(0) = 2^out_frac (ignored in fp16 mode)
 localparam [7:0] OP_VEXP = 8'h54;
@@ -1133,6 +1184,9 @@ localparam integer VEXP_SRC0_P1_LSB = 55;
 localparam integer VEXP_SRC0_P1_W = 3;
 localparam integer VEXP_LEN_LSB = 74;
 localparam integer VEXP_LEN_W = 16;
+localparam integer VEXP_LEN_FULL_W = 23;
+localparam integer VEXP_LEN_P1_LSB = 58;
+localparam integer VEXP_LEN_P1_W = 7;
 localparam integer VEXP_IN_FRAC_LSB = 90;
 localparam integer VEXP_IN_FRAC_W = 5;
 localparam integer VEXP_OUT_FRAC_LSB = 95;
@@ -1145,7 +1199,7 @@ localparam integer VEXP_OUT_FRAC_W = 5;
 //   dst        [29:10 [19:0], 54:52 [22:20]] u: destination element address
 //   src0_buf   [31:30] enum:buf: operand buffer
 //   src0       [51:32 [19:0], 57:55 [22:20]] u: operand element address
-//   len        [89:74] u: elements
+//   len        [89:74 [15:0], 64:58 [22:16]] u: elements
 //   in_frac    [94:90] u: fractional bits of the input (ignored in fp16 mode)
 //   out_frac   [99:95] u: fractional bits of the output (ignored in fp16 mode)
 localparam [7:0] OP_VRECIP = 8'h55;
@@ -1165,6 +1219,9 @@ localparam integer VRECIP_SRC0_P1_LSB = 55;
 localparam integer VRECIP_SRC0_P1_W = 3;
 localparam integer VRECIP_LEN_LSB = 74;
 localparam integer VRECIP_LEN_W = 16;
+localparam integer VRECIP_LEN_FULL_W = 23;
+localparam integer VRECIP_LEN_P1_LSB = 58;
+localparam integer VRECIP_LEN_P1_W = 7;
 localparam integer VRECIP_IN_FRAC_LSB = 90;
 localparam integer VRECIP_IN_FRAC_W = 5;
 localparam integer VRECIP_OUT_FRAC_LSB = 95;
@@ -1177,7 +1234,7 @@ localparam integer VRECIP_OUT_FRAC_W = 5;
 //   dst        [29:10 [19:0], 54:52 [22:20]] u: destination element address
 //   src0_buf   [31:30] enum:buf: operand buffer
 //   src0       [51:32 [19:0], 57:55 [22:20]] u: operand element address
-//   len        [89:74] u: elements
+//   len        [89:74 [15:0], 64:58 [22:16]] u: elements
 //   in_frac    [94:90] u: fractional bits of the input (ignored in fp16 mode)
 //   out_frac   [99:95] u: fractional bits of the output (ignored in fp16 mode)
 localparam [7:0] OP_VRSQRT = 8'h56;
@@ -1197,6 +1254,9 @@ localparam integer VRSQRT_SRC0_P1_LSB = 55;
 localparam integer VRSQRT_SRC0_P1_W = 3;
 localparam integer VRSQRT_LEN_LSB = 74;
 localparam integer VRSQRT_LEN_W = 16;
+localparam integer VRSQRT_LEN_FULL_W = 23;
+localparam integer VRSQRT_LEN_P1_LSB = 58;
+localparam integer VRSQRT_LEN_P1_W = 7;
 localparam integer VRSQRT_IN_FRAC_LSB = 90;
 localparam integer VRSQRT_IN_FRAC_W = 5;
 localparam integer VRSQRT_OUT_FRAC_LSB = 95;

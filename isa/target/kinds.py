@@ -135,7 +135,9 @@ ARRAY_MAX = 256
 NPU_ATTRS = (
     Attr("array", SHAPE2D, (16, 16), 1, ARRAY_MAX,
          doc="systolic array rows x cols (its dataflow: -dataflow)", unit="PEs"),
-    Attr("vector-lanes", int, 16, 1, 64, doc="vector unit lanes", unit="lanes"),
+    # up to two lanes per column of the largest array: its bias + requantize epilogue keeps
+    # pace with a 256-wide array's C outputs a cycle (SCALE-Sim's TPU: docs/scalesim.md)
+    Attr("vector-lanes", int, 16, 1, 512, doc="vector unit lanes", unit="lanes"),
     Attr("dma-engines", int, 2, 1, 8, doc="DMA channels per core", unit="channels"),
     Attr("num-cores", int, 1, 1, 16, doc="NPU cores sharing DRAM", unit="cores"),
     # up to what the 23-bit element addresses reach: 8 MiB of int8 (32 MiB of int32 partials)

@@ -58,6 +58,8 @@ def run(args) -> int:
         print(f"npusim: note: {note}", file=sys.stderr)
     result = scalesim.run(config, topology, overrides=args.target_attrs,
                           lowering=args.lowering)
+    for note in result.run_notes:
+        print(f"npusim: note: {note}", file=sys.stderr)
     try:
         folder = scalesim.write_reports(result, args.top_path)
     except OSError as e:

@@ -68,8 +68,11 @@ def field_class(ins: InstructionSpec, f: FieldSpec) -> str:
 
 
 def field_max(f: FieldSpec, target) -> int:
-    """A field's largest legal value on `target` (its target_max limit, else its range)."""
+    """A field's largest legal value on `target` (its target_max limit, else its range; a
+    vector `len` at most the largest buffer, which ISA 1.1's 23 bits reach on every Target)."""
     hi = f.legal[1]
+    if f.name == "len":  # a longer operand fits no buffer: it always faults
+        hi = min(hi, max(target.derived.buffer_elems.values()))
     limits = {"dma_chan": target.dma_engines - 1, "array_rows": target.array_rows,
               "array_cols": target.array_cols, "semaphore": target.semaphores - 1,
               "depthwise_cols": depthwise_cols(target)}

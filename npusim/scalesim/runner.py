@@ -12,7 +12,7 @@ from .config import ScaleConfig
 from .errors import ScaleSimError
 from .layers import LOWERINGS, layer_graph
 from .metrics import measure
-from .target import config_target
+from .target import calc_note, config_target
 from .topology import Topology
 
 # Swapped roles make the input the stationary operand (SCALE-Sim's "is" dataflow): off, so a
@@ -39,10 +39,11 @@ class ScaleRun:
     layers: list = field(default_factory=list)
     wall_s: float = 0.0
     lowering: str = "conv"
+    run_notes: tuple = ()  # what the run itself decided (CALC's buffer sizes)
 
     @property
     def notes(self) -> tuple:
-        return self.config.notes + self.topology.notes
+        return self.config.notes + self.topology.notes + self.run_notes
 
     def total(self, column: str) -> int:
         return sum(r.rows["compute" if column in r.rows["compute"] else "ours_compute"][column]
@@ -70,8 +71,10 @@ def run(config: ScaleConfig, topology: Topology, *, overrides: str = "", lowerin
     if lowering not in LOWERINGS:
         raise ScaleSimError(f"lowering {lowering!r}: use one of {', '.join(LOWERINGS)}")
     t0 = time.perf_counter()
-    target = config_target(config, overrides)
-    out = ScaleRun(config, topology, target, lowering=lowering)
+    target = config_target(config, overrides, topology.layers)
+    note = calc_note(config, target)
+    out = ScaleRun(config, topology, target, lowering=lowering,
+                   run_notes=(note,) if note else ())
     seen: dict = {}
     for i, layer in enumerate(topology.layers):
         key = _geometry(layer)

@@ -6,6 +6,7 @@ import numpy as np
 from cocotb.clock import Clock
 from cocotb.triggers import FallingEdge, First, NextTimeStep, Timer
 
+from isa.spec import load_spec
 from isa.target import Target
 from npusim.memory import Dram
 from npusim.simulate import simulate
@@ -56,7 +57,16 @@ class CoreBench:
         if len(words) > self.params["IMEM_DEPTH"]:
             raise ValueError(f"program of {len(words)} words does not fit IMEM_DEPTH="
                              f"{self.params['IMEM_DEPTH']}; hint: split it")
+        spec = load_spec()
+        masks = {i.opcode: (i.mnemonic, i.extension_mask) for i in spec.instructions}
+        op = (1 << spec.opcode_width) - 1
         for i, w in enumerate(words):
+            # the units read split fields' 1.0 parts (rtl/npu_isa.vh): a high part set is lost
+            name, mask = masks.get((int(w) >> spec.opcode_lsb) & op, ("?", 0))
+            if int(w) & mask:
+                raise ValueError(f"word {i} ({name}) sets a split field's ISA "
+                                 f"{spec.version} high part; the RTL reads ISA "
+                                 f"{spec.base_version} widths; hint: a smaller tile or Target")
             self.dut.imem[i].value = int(w)
         self.dut.prog_len.value = len(words)
         for addr in np.flatnonzero(dram_image[:self.params["DRAM_BYTES"]]).tolist():

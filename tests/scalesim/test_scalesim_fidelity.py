@@ -41,24 +41,34 @@ def test_scalesims_closed_forms_are_its_measured_cycles(shared, run_name):
 PICK = ("Conv1", "Conv3_1b", "Conv3_s", "Conv4_1b", "Conv5_1b", "FC")
 
 
-@pytest.mark.parametrize("dataflow,within,exact", [
-    # ws: the stem as an im2col'd 1x1 conv (3.43x with one pass per kernel tap): 5 passes of
-    # 32 rows (147 in all) x 2 column blocks x 13 row tiles of at most 9 of the 110 output rows
-    # (the accumulator holds two 9 x 110 x 32 tiles)
-    ("ws", ("Conv3_1b", "Conv3_s", "Conv4_1b", "Conv5_1b", "FC"),
+# the config's own SRAM sizes as npu attributes (CALC's buffers are fold-sized instead)
+CONFIG_SRAMS = "-ibuf-kb=64 -wbuf-kb=64 -obuf-kb=64 -abuf-kb=256"
+
+
+@pytest.mark.parametrize("dataflow,srams,within,exact", [
+    # ws, fold-sized buffers: the stem as an im2col'd 1x1 conv (3.43x with one pass per kernel
+    # tap): 5 passes of 32 rows (147 in all) x 2 column blocks x 2 row tiles of 55 of the 110
+    # output rows (the first tile's epilogue overlaps the second's passes)
+    ("ws", "", ("Conv3_1b", "Conv3_s", "Conv4_1b", "Conv5_1b", "FC", "Conv1"),
+     {"Conv1": 2 * (2 * 147 + 5 * (110 * 110 + 2 * 63))}),
+    # os, fold-sized: every fold streams its whole window, K + R + C - 1 (8 column blocks x 5
+    # folds of the 144 pixels; 16 blocks x 1 fold of 25)
+    ("os", "", PICK, {"Conv4_1b": 8 * 5 * (2304 + 63), "Conv5_1b": 16 * (4608 + 63)}),
+    # ws within the config's 64 KiB SRAMs: 13 row tiles of at most 9 output rows (the abuf
+    # holds two 9 x 110 x 32 accumulator tiles)
+    ("ws", CONFIG_SRAMS, ("Conv3_1b", "Conv3_s", "Conv4_1b", "Conv5_1b", "FC"),
      {"Conv1": 2 * (13 * 147 + 5 * (110 * 110 + 13 * 63))}),
-    # os: a 3 x 3 x 256 x 32 weight tile is 72 KiB: 2 input slices, each paying the fold's
-    # R + C - 1 (8 column blocks x 5 folds of the 144 pixels); 3 x 3 x 512 in 3 slices of
-    # 192, 192, 128 channels (not 4 of 128)
-    ("os", ("Conv1", "Conv3_1b", "Conv3_s", "FC"),
+    # os within them: a 3 x 3 x 256 x 32 weight tile is 72 KiB: 2 input slices, each paying
+    # the fold's R + C - 1; 3 x 3 x 512 in 3 slices of 192, 192, 128 channels (not 4 of 128)
+    ("os", CONFIG_SRAMS, ("Conv1", "Conv3_1b", "Conv3_s", "FC"),
      {"Conv4_1b": 8 * 5 * (2 * 9 * 128 + 2 * 63), "Conv5_1b": 16 * (9 * 512 + 3 * 63)}),
 ])
-def test_resnet18_layers_follow_scalesim(shared, dataflow, within, exact):
+def test_resnet18_layers_follow_scalesim(shared, dataflow, srams, within, exact):
     name = f"r18_{dataflow}_32x32"
     topo = read_topology(shared / "topologies" / "conv_nets" / "Resnet18.csv")
     theirs = dict(zip((x.name for x in topo.layers), compute_cycles(measured(shared, name))))
     sub = replace(topo, layers=tuple(x for x in topo.layers if x.name in PICK))
-    result = run(read_config(shared / "configs" / f"{name}.cfg"), sub)
+    result = run(read_config(shared / "configs" / f"{name}.cfg"), sub, overrides=srams)
     ours = {r.layer.name: r.rows["ours_compute"]["Compute Cycles"] for r in result.layers}
     assert set(within) | set(exact) == set(PICK)
     for layer in within:

@@ -11,6 +11,7 @@ from npusim.cli.main import main
 from npusim.scalesim import (ScaleSimError, config_target, read_config, read_topology,
                              report_json, run, write_reports)
 from npusim.scalesim.metrics import BANDWIDTH_COLUMNS, COMPUTE_COLUMNS, OUR_COMPUTE
+from npusim.scalesim.target import calc_note
 
 COMPUTE_HEADER = ("LayerID, Total Cycles (incl. prefetch), Total Cycles, Stall Cycles, "
                   "Overall Util %, Mapping Efficiency %, Compute Util %,")
@@ -33,8 +34,32 @@ def test_the_target_comes_from_the_config(make_cfg):
     assert (t.array_rows, t.array_cols) == (8, 16)
     assert (t.ibuf_kb, t.wbuf_kb, t.obuf_kb, t.abuf_kb) == (64, 64, 64, 256)
     assert (t.dram_bw, t.dram_latency) == (1024, 0)  # CALC: the memory never stalls
+    assert t.vector_lanes == 512  # the npu kind's widest: SCALE-Sim has no epilogue
     u = config_target(read_config(make_cfg(mode="USER", bw=4)), "-dma-engines=1")
     assert (u.dram_bw, u.dma_engines) == (4, 1)
+
+
+def test_calc_buffers_hold_one_scalesim_fold_of_the_largest_layer(shared, make_cfg):
+    """SCALE-Sim's compute cycles never read its SRAM sizes: with CALC each buffer holds what
+    one of its folds streams, double-buffered, rounded up to a power of two KiB (+16 KiB):
+    ResNet-18's stem as a 12100 x 147 im2col matrix (3.4 MB: 4096 KiB), Conv5's 4608 x 32
+    weights of one column block (288 KiB: 512), the stem's 12100 x 32 int32 partial sums (3.0
+    MB: 4096) and int8 outputs (756 KiB: 1024). USER keeps the config's 64 KiB SRAMs."""
+    cfg = read_config(shared / "configs" / "r18_ws_32x32.cfg")
+    layers = read_topology(shared / "topologies" / "conv_nets" / "Resnet18.csv").layers
+    t = config_target(cfg, "", layers)
+    assert (t.ibuf_kb, t.wbuf_kb, t.abuf_kb, t.obuf_kb) == (4096, 512, 4096, 1024)
+    u = config_target(read_config(make_cfg(mode="USER")), "", layers)
+    assert (u.ibuf_kb, u.wbuf_kb, u.abuf_kb, u.obuf_kb) == (64, 64, 256, 64)
+    # a layer needing no more than the config has keeps the config's sizes, and no note
+    small = config_target(cfg, "", layers[-1:])  # FC: 512 inputs, 512 x 32 weights
+    assert (small.ibuf_kb, small.wbuf_kb, small.abuf_kb, small.obuf_kb) == (64, 64, 256, 64)
+    assert calc_note(cfg, small) is None
+    note = calc_note(cfg, t)
+    assert "ibuf 4096, wbuf 512, obuf 1024, abuf 4096 KiB" in note
+    assert "-ibuf-kb=64 -wbuf-kb=64 -obuf-kb=64 -abuf-kb=256" in note
+    mine = config_target(cfg, "-ibuf-kb=64 -wbuf-kb=64 -obuf-kb=64 -abuf-kb=256", layers)
+    assert calc_note(cfg, mine) is None and mine.ibuf_kb == 64
 
 
 def test_an_array_we_cannot_build_names_the_config_key(make_cfg):
@@ -68,6 +93,20 @@ def test_google_cfg_layer_exact_cycles_and_scalesim_closed_form(shared):
     assert scalesim_os(25, 384, 1728, 256, 256) == 4475  # ours: the write-back cycle per fold
     assert c["Matrix Instructions"] == 2 and c["MACs"] == 25 * 384 * 1728
     assert c["Mapping Efficiency %"] == pytest.approx(100 * 25 * 384 / (2 * 256 * 256))
+
+
+def test_google_cfg_folds_of_256_rows_take_a_65536_word_accumulator_tile(shared, make_csv):
+    """1024 rows on the 256x256 os array with ideal memory: 4 folds of K + R + C - 1, as
+    SCALE-Sim's 4 (plus our write-back cycle each). A fold's 256 x 256 accumulator tile is
+    65,536 words, one past what ISA 1.0's 16-bit vector len reached (5 tiles of 255 rows
+    then); the 512-lane vector unit keeps its epilogue from splitting the folds further."""
+    cfg = replace(read_config(shared / "configs" / "google.cfg"), bandwidth_mode="CALC")
+    topo = read_topology(make_csv("Layer,M,N,K,\nG,1024,256,64,\n"), "gemm")
+    result = run(cfg, topo)
+    c = result.layers[0].rows["ours_compute"]
+    assert result.target.vector_lanes == 512
+    assert (c["Compute Cycles"], c["Matrix Instructions"]) == (4 * (64 + 511), 4)
+    assert scalesim_os(1024, 256, 64, 256, 256) == 4 * (64 + 510) - 1
 
 
 def test_small_conv_exact_cycles_and_scalesim_within_2pct(shared, tmp_path):
@@ -154,9 +193,9 @@ def test_reports_have_scalesims_columns_then_ours(shared, tmp_path):
     compute = (folder / "COMPUTE_REPORT.csv").read_text().splitlines()
     assert compute[0].startswith(COMPUTE_HEADER) and compute[0].endswith(",")
     first = compute[1].split(", ")
-    # with the prefetch: the first loads and the last epilogue and store (64 vector lanes on a
-    # 32-wide array: npusim/scalesim/target.py; 12,393 with the npu kind's 16)
-    assert first[:2] == ["0", "11625"] and first[7:9] == ["Test 1", "11232"]
+    # with the prefetch: the first loads and the last epilogue and store (the npu kind's widest
+    # vector unit, 512 lanes: npusim/scalesim/target.py; 11,625 with 64, 12,393 with 16)
+    assert first[:2] == ["0", "11401"] and first[7:9] == ["Test 1", "11232"]
     assert int(first[2]) == 11232 + int(first[3])  # Total = compute + stall, as 3.0 has it
     band = (folder / "BANDWIDTH_REPORT.csv").read_text().splitlines()
     assert band[0].startswith(BANDWIDTH_HEADER)
@@ -167,7 +206,7 @@ def test_reports_have_scalesims_columns_then_ours(shared, tmp_path):
     assert j["compute_report"][0]["Compute Cycles"] == 11232
     assert list(j["compute_report"][0]) == list(COMPUTE_COLUMNS + OUR_COMPUTE)
     assert list(j["bandwidth_report"][0])[:7] == list(BANDWIDTH_COLUMNS)
-    assert j["total_cycles"] == 11625 and j["compute_cycles"] == 11232
+    assert j["total_cycles"] == 11401 and j["compute_cycles"] == 11232
 
 
 def test_cli_writes_reports_and_json(shared, tmp_path, capsys):
