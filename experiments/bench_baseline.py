@@ -2,7 +2,9 @@
 
 Both trees simulate the same programs: this tree compiles the zoo models once and writes each
 program (its words per core) and, for functional runs, its initial DRAM (constants and seeded
-inputs) to a file; the conv loop is built from isa.instruction in each tree. Each tree gets a
+inputs) to a file; the conv loop is built from isa.instruction in each tree. Where REV cannot
+decode this tree's words (an instruction or field newer than REV), REV's own compiler writes
+the programs instead, which this tree decodes as well (the ISA keeps old words valid). Each tree gets a
 long-lived worker subprocess (this file with --worker, PYTHONPATH at the tree) that answers
 "simulate workload in mode" requests with the CPU time (time.process_time) of the simulate()
 call alone. Requests alternate between the two workers and each result is the best of N,
@@ -89,6 +91,13 @@ def compare(rev: str, repeats: int, instructions: int, target: str) -> int:
                    check=True, capture_output=True)
     try:
         write_programs(tmp, target)
+        refused = _undecodable(base, tmp)
+        if refused:
+            print(f"{rev} cannot decode this tree's programs ({refused}); both trees run the "
+                  f"programs {rev}'s compiler writes", flush=True)
+            for old in tmp.glob("*.npz"):
+                old.unlink()
+            _in_tree(base, "--compile", str(tmp), target)
         workers = {"this": Worker(ROOT, instructions, target, tmp),
                    rev: Worker(base, instructions, target, tmp)}
         rows = []
@@ -113,6 +122,32 @@ def compare(rev: str, repeats: int, instructions: int, target: str) -> int:
                        capture_output=True)
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
+
+
+def _in_tree(tree: Path, *args: str) -> str:
+    """Run this file's helper mode `args` with PYTHONPATH at `tree`; its stdout."""
+    return subprocess.run([sys.executable, str(HERE / "bench_baseline.py"), *args],
+                          env=dict(os.environ, PYTHONPATH=str(tree)), cwd=tree, check=True,
+                          capture_output=True, text=True).stdout.strip()
+
+
+def _undecodable(tree: Path, tmp: Path) -> str:
+    """'' when `tree`'s decoder reads every word of the programs in tmp, else its first error."""
+    return _in_tree(tree, "--check", str(tmp))
+
+
+def check_programs(programs: Path) -> None:
+    """Print the first word this tree's decoder refuses (helper mode --check), else nothing."""
+    from isa.codec import decode_word
+    for path in sorted(programs.glob("*.npz")):
+        cores = np.load(path, allow_pickle=True)["cores"]
+        for words in cores:
+            for word in set(words):
+                try:
+                    decode_word(int(word))
+                except Exception as e:  # noqa: BLE001 - any refusal: REV's error types vary
+                    print(f"{path.stem}: {e}")
+                    return
 
 
 def _row(name, mode, this, base, rev) -> str:
@@ -163,5 +198,9 @@ def worker(instructions: int, target_name: str, programs: Path) -> None:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--worker"]:
         worker(int(sys.argv[2]), sys.argv[3], Path(sys.argv[4]))
+    elif sys.argv[1:2] == ["--check"]:
+        check_programs(Path(sys.argv[2]))
+    elif sys.argv[1:2] == ["--compile"]:
+        write_programs(Path(sys.argv[2]), sys.argv[3])
     else:
         sys.exit("run experiments/bench_sim_speed.py --baseline REV")
