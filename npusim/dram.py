@@ -34,14 +34,16 @@ class DramPort:
     def beats(self, nbytes: int) -> int:
         return -(-nbytes // self.bytes_per_cycle)
 
-    def transfer(self, nbytes: int, direction: str):
+    def transfer(self, nbytes: int, direction: str, sleep=None):
         """SimPy process body: move `nbytes` over the port; returns the cycles spent waiting.
+        `sleep(cycles)`: the caller's timeout (its process's engine.Alarm), else env.timeout.
 
         A holder with many bursts left and nobody waiting sleeps until its last beat, woken early
         only when a request arrives: a few events per transfer instead of one per burst. A
         waiting transfer handed the port for one burst sleeps through it (_release).
         """
         env, port, burst = self.env, self.port, self.burst_beats
+        sleep = sleep or env.timeout
         remaining = self.beats(nbytes)
         stalled = 0
         self.bytes[direction] += nbytes
@@ -51,7 +53,7 @@ class DramPort:
             if req is not None:  # the port is held: ask the holder to stop at a burst end
                 if self._preempt is not None:
                     self._wake_holder()
-                t0 = env.now
+                t0 = env._now
                 handed = yield req
                 if handed is not None:  # granted at `handed`, its burst of `step` ran since
                     granted, step = handed
@@ -59,21 +61,21 @@ class DramPort:
                     remaining -= step
                     self._release(remaining)
                     continue
-                stalled += env.now - t0
+                stalled += env._now - t0
             if remaining <= burst or port.queue:
                 step = min(remaining, burst)
-                yield env.timeout(step)
+                yield sleep(step)
             else:
-                start = env.now
+                start = env._now
                 # asleep until its last beat, or woken by a request (_wake_holder)
                 self._preempt = last = env.timeout(remaining)
                 preempted = yield last
                 self._preempt = None
                 step = remaining
                 if preempted:  # finish the burst in progress, then hand over
-                    step = min(remaining, max(burst, -(-(env.now - start) // burst) * burst))
-                    if start + step > env.now:
-                        yield env.timeout(start + step - env.now)
+                    step = min(remaining, max(burst, -(-(env._now - start) // burst) * burst))
+                    if start + step > env._now:
+                        yield sleep(start + step - env._now)
             remaining -= step
             self._release(remaining)
         return stalled
@@ -102,6 +104,6 @@ class DramPort:
         burst = self.burst_beats
         if remaining <= burst or left or port.queue:
             step = min(remaining, burst)
-            succeed_later(ev, (self.env.now, step), step)
+            succeed_later(ev, (self.env._now, step), step)
         else:  # it may hold the port for longer: it decides when it wakes (transfer)
-            ev.succeed()
+            succeed_later(ev, None, 0)

@@ -6,6 +6,7 @@ from collections import Counter
 
 from isa import timing
 from npusim import exec as exec_pkg
+from npusim.engine import Alarm
 from npusim.exec.control import check_semaphore
 from npusim.faults import SimulationFault, SyncFault, disassemble
 from npusim.units.sync import InstrQueue
@@ -40,6 +41,7 @@ class Unit:
         # a functional run computes data every time
         self.memo = {} if core.timing_only else None
         self.blocked = 0                  # a wait's cycles while its semaphore is 0, else 0
+        self.alarm = Alarm(self.env)      # every sleep of this unit's process (engine.Alarm)
         self.env.process(self.run())
 
     @property
@@ -128,7 +130,7 @@ class Unit:
         env, core, queue = self.env, self.core, self.queue
         trace, counters, infos = core.trace, self.counters, self.infos
         state, dram, timing_only = core.state, core.dram, core.timing_only
-        semaphores, timeout = core.semaphores, env.timeout
+        semaphores, timeout = core.semaphores, self.alarm.set
         races = core.system.races
         core_index, name = core.index, self.name
         items = queue.items

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from isa import timing
+from npusim.engine import Alarm
 from npusim.faults import SimulationFault, disassemble
 from npusim.units.base import COUNTERS, FAULT
 
@@ -38,6 +39,7 @@ class Dispatcher:
         self.clock = 0            # when the next dispatch starts (>= env.now: issuing ahead)
         self._ahead = None        # (first index, its start) of the instructions issued ahead
         self._waiting_from = 0    # `waiting` holds from this cycle (it may be set ahead)
+        self.alarm = Alarm(self.env)  # every sleep of the dispatcher's process (engine.Alarm)
         self.env.process(self.run())
 
     @property
@@ -70,7 +72,7 @@ class Dispatcher:
         trace = core.trace
         hw = core.state.hw
         d = dispatch_cycles = timing.RULES["dispatch"](hw)  # issuing any instruction to a unit
-        clock = env.now
+        clock = env._now
         busy = 0  # dispatch cycles, added to counters["busy"] at the end
         for index, (instr, unit, kind, arg) in enumerate(self.entries):
             start = clock
@@ -101,36 +103,36 @@ class Dispatcher:
                     self._waiting_from = put_at
                     yield queue.put_wait(entry)
                     self._ahead = None
-                    counters["stall_queue"] += env.now - put_at
+                    counters["stall_queue"] += env._now - put_at
                     self.waiting = None
                     if trace is not None:
-                        core.system.queue_stall_rows.append((core.index, index, put_at, env.now))
-                    clock = env.now
-                    core.last_activity = env.now
+                        core.system.queue_stall_rows.append((core.index, index, put_at, env._now))
+                    clock = env._now
+                    core.last_activity = env._now
                     continue
                 if put_at > now:  # self._until(put_at, d), inline: most dispatches
                     if start > now:
-                        yield env.timeout(start - now)
-                    yield env.timeout(put_at - env._now)
+                        yield self.alarm.set(start - now)
+                    yield self.alarm.set(put_at - env._now)
                 self._ahead = None
                 if len(queue.items) < queue.capacity:
                     queue.put(entry)
                 else:  # the unit's queue is full: dispatch stalls in order
                     self.waiting = unit
-                    self._waiting_from = t0 = env.now
+                    self._waiting_from = t0 = env._now
                     yield queue.put_wait(entry)
-                    counters["stall_queue"] += env.now - t0
+                    counters["stall_queue"] += env._now - t0
                     self.waiting = None
                     if trace is not None:  # per instruction: the trace's stall_queue column
-                        core.system.queue_stall_rows.append((core.index, index, t0, env.now))
-                    clock = env.now
+                        core.system.queue_stall_rows.append((core.index, index, t0, env._now))
+                    clock = env._now
                 core.last_activity = env._now
                 continue
             if kind is FAULT:  # instr is the fault (Core.route)
                 self.current = None
                 yield from self._until(clock, d)
                 self._ahead = None
-                raise instr.locate(core=core.index, unit=self.name, index=index, cycle=env.now)
+                raise instr.locate(core=core.index, unit=self.name, index=index, cycle=env._now)
             self.current = (index, instr)
             yield from self._until(clock, d)  # its own instructions run in the present
             self._ahead = None
@@ -139,13 +141,13 @@ class Dispatcher:
             if ref in ("barrier", "gbarrier"):
                 yield from self.barrier(index, instr)
             cycles = timing.cycles(hw, instr)
-            yield env.timeout(cycles)
+            yield self.alarm.set(cycles)
             busy += cycles
             if trace is not None:
-                trace.append((core.index, self.name, index, instr.spec.mnemonic, start, env.now,
-                              0, 0, 0, 0, env.now - start - cycles, start))
-            core.last_activity = env.now
-            clock = env.now
+                trace.append((core.index, self.name, index, instr.spec.mnemonic, start, env._now,
+                              0, 0, 0, 0, env._now - start - cycles, start))
+            core.last_activity = env._now
+            clock = env._now
             if ref == "halt":
                 break
         yield from self._until(clock, d)  # the last put's cycle ends the stream
@@ -161,10 +163,10 @@ class Dispatcher:
         without issuing ahead would have started it, so that what happens at `at` is ordered
         as it would have been (events of one cycle run in the order they were scheduled)."""
         env = self.env
-        if at - step > env.now:
-            yield env.timeout(at - step - env.now)
-        if at > env.now:
-            yield env.timeout(at - env.now)
+        if at - step > env._now:
+            yield self.alarm.set(at - step - env._now)
+        if at > env._now:
+            yield self.alarm.set(at - env._now)
 
     def barrier(self, index, instr):
         """Wait until every unit of this core is idle with an empty queue (and, for gbarrier,

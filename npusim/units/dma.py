@@ -41,20 +41,22 @@ class DmaUnit(Unit):
         if core.system.races is not None:  # observes only: checked when the transfer starts
             core.system.races.access(self, instr)
         hw = core.state.hw
-        start = env.now
+        start = env._now
         self.earliest_end = start + info.cycles  # uncontended; waiting for the port is later
         fill_end = start + timing.dma_fill(hw, info.fill_elems)
+        sleep = self.alarm.set
         if hw.dma_setup:
-            yield env.timeout(hw.dma_setup)
+            yield sleep(hw.dma_setup)
         self.waiting = "DRAM port (shared by every DMA channel of every core)"
-        yield from self.port.transfer(info.dram_bytes, "read" if ref == "dma_load" else "write")
+        yield from self.port.transfer(info.dram_bytes, "read" if ref == "dma_load" else "write",
+                                      sleep)
         self.waiting = None
         # the latency after the last beat and the fill walker's end: one timeout, the later
-        end = max(env.now + hw.dram_latency, fill_end)
-        if end > env.now:
-            yield env.timeout(end - env.now)
+        end = max(env._now + hw.dram_latency, fill_end)
+        if end > env._now:
+            yield sleep(end - env._now)
         # the port wait that made the transfer end late; a wait the zero fill hid is no stall
-        stall = env.now - start - info.cycles
+        stall = env._now - start - info.cycles
         self.counters["stall_dram"] += stall
         if commit is not None:
             commit()

@@ -13,6 +13,7 @@ that leaves every cycle unchanged.
 from __future__ import annotations
 
 from collections import deque
+from heapq import heappush
 
 from simpy.events import NORMAL, Event
 
@@ -21,7 +22,8 @@ def succeed_later(event: Event, value, delay: int) -> None:
     """Event.succeed(value), processed `delay` cycles from now instead of now."""
     event._ok = True
     event._value = value
-    event.env.schedule(event, NORMAL, delay)
+    env = event.env
+    heappush(env._queue, (env._now + delay, NORMAL, next(env._eid), event))
 
 
 class InstrQueue:
@@ -67,7 +69,7 @@ class InstrQueue:
                 self.putter = None
                 ev, waiting = putter
                 self.items.append(waiting)
-                ev.succeed()
+                succeed_later(ev, None, 0)
             return entry
         return None
 
@@ -100,7 +102,7 @@ class Semaphore:
             if delay:
                 succeed_later(ev, self.env._now, delay)
             else:
-                ev.succeed(self.env._now)
+                succeed_later(ev, self.env._now, 0)
         else:
             self.level += 1
 
@@ -133,6 +135,6 @@ class Port:
 
     def release(self) -> None:
         if self.queue:  # handed to the oldest waiting request now
-            self.queue.popleft()[0].succeed()
+            succeed_later(self.queue.popleft()[0], None, 0)
         else:
             self.busy = False
