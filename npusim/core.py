@@ -57,7 +57,10 @@ class Core:
         if names is None:
             names = _ROUTE_FIELDS[id(spec)] = tuple(
                 f.name for f in spec.fields if f.name in ("chan", "unit", "sem"))
-        key = (id(spec), *map(instr.fields.__getitem__, names)) if names else id(spec)
+        fields, n = instr.fields, len(names)  # the spec's own: (chan), (unit), (unit, sem)
+        key = (id(spec) if not n else (id(spec), fields[names[0]]) if n == 1 else
+               (id(spec), fields[names[0]], fields[names[1]]) if n == 2 else
+               (id(spec), *map(fields.__getitem__, names)))
         known = self._routes.get(key)
         if known is not None:
             routed = (instr, *known)

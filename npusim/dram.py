@@ -34,22 +34,24 @@ class DramPort:
     def beats(self, nbytes: int) -> int:
         return -(-nbytes // self.bytes_per_cycle)
 
-    def transfer(self, nbytes: int, direction: str, sleep=None):
+    def transfer(self, nbytes: int, direction: str, alarm=None):
         """SimPy process body: move `nbytes` over the port; returns the cycles spent waiting.
-        `sleep(cycles)`: the caller's timeout (its process's engine.Alarm), else env.timeout.
+        `alarm`: the calling process's engine.Alarm, re-armed for its sleeps and port waits.
 
         A holder with many bursts left and nobody waiting sleeps until its last beat, woken early
         only when a request arrives: a few events per transfer instead of one per burst. A
         waiting transfer handed the port for one burst sleeps through it (_release).
         """
         env, port, burst = self.env, self.port, self.burst_beats
-        sleep = sleep or env.timeout
+        sleep = alarm.set if alarm is not None else env.timeout
         remaining = self.beats(nbytes)
         stalled = 0
         self.bytes[direction] += nbytes
         self.busy_cycles += remaining
         while remaining:
-            req = port.request(remaining)
+            # held: wait on the channel's own alarm (armed only when it will wait)
+            req = port.request(remaining, alarm.arm() if port.busy and alarm is not None
+                               else None)
             if req is not None:  # the port is held: ask the holder to stop at a burst end
                 if self._preempt is not None:
                     self._wake_holder()

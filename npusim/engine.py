@@ -6,7 +6,7 @@ from heapq import heappop, heappush
 
 import simpy
 from simpy.core import StopSimulation
-from simpy.events import NORMAL, URGENT, Event, Process, Timeout
+from simpy.events import NORMAL, PENDING, URGENT, Event, Process, Timeout
 
 
 class _Process(Process):
@@ -57,11 +57,13 @@ class _Process(Process):
 
 
 class Alarm(Timeout):
-    """A Timeout one process re-arms for each of its sleeps: `yield alarm.set(cycles)`.
+    """A Timeout one process re-arms for each of its sleeps: `yield alarm.set(cycles)`, or
+    `yield alarm.arm()` for an event another process triggers (a queue, semaphore or port
+    hands it over with units.sync.succeed_later).
 
-    SimPy's events fire once; a process that only ever sleeps on its own timeouts can reuse
-    one, re-armed after it fired (set() refuses an armed one), which spares an allocation per
-    sleep. Scheduled as a fresh Timeout is (time, NORMAL, next event id): the same order."""
+    SimPy's events fire once; a process that waits on one event at a time can reuse one,
+    re-armed after it fired (set() and arm() refuse an armed one), which spares an allocation
+    per wait. Scheduled as a fresh event is (time, NORMAL, next event id): the same order."""
 
     def __init__(self, env):
         self.env = env
@@ -77,8 +79,17 @@ class Alarm(Timeout):
             raise ValueError(f"Negative delay {delay}")
         self.callbacks = []
         self._delay = delay
+        self._value = None
         env = self.env
         heappush(env._queue, (env._now + delay, NORMAL, next(env._eid), self))
+        return self
+
+    def arm(self) -> Alarm:
+        """Armed, not scheduled: the process that hands over what it waits for triggers it."""
+        if self.callbacks is not None:
+            raise RuntimeError("Alarm.arm: already armed (its process waits on it)")
+        self.callbacks = []
+        self._value = PENDING
         return self
 
 

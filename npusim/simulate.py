@@ -92,10 +92,17 @@ def _decl(decl):
 def _decode_stream(core: int, items) -> list:
     """Decode words once (repeated words share one Instruction); keep faults for dispatch."""
     cache: dict[int, Instruction] = {}
+    known = cache.get
     out = []
+    append = out.append
     for index, item in enumerate(items):
-        if isinstance(item, Instruction):
-            out.append(item)
+        if type(item) is int:  # most words repeat: one dict lookup, no conversion
+            instr = known(item)
+            if instr is not None:
+                append(instr)
+                continue
+        elif isinstance(item, Instruction):
+            append(item)
             continue
         word = int(item)
         instr = cache.get(word)

@@ -142,7 +142,7 @@ class Unit:
             else:
                 entry = queue.get()
                 if entry is None:  # an idle unit sleeps until dispatch puts something
-                    entry = yield queue.wait()
+                    entry = yield queue.wait(self.alarm.arm())
             index, instr, dispatched, ready, kind, arg = entry
             # SimPy's Environment.now is a property over _now: read directly, several times
             # per instruction

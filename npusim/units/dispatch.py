@@ -101,7 +101,7 @@ class Dispatcher:
                     # from put_at, as it would have
                     self.waiting = unit  # its full queue (status() words it)
                     self._waiting_from = put_at
-                    yield queue.put_wait(entry)
+                    yield queue.put_wait(entry, self.alarm.arm())
                     self._ahead = None
                     counters["stall_queue"] += env._now - put_at
                     self.waiting = None
@@ -120,7 +120,7 @@ class Dispatcher:
                 else:  # the unit's queue is full: dispatch stalls in order
                     self.waiting = unit
                     self._waiting_from = t0 = env._now
-                    yield queue.put_wait(entry)
+                    yield queue.put_wait(entry, self.alarm.arm())
                     counters["stall_queue"] += env._now - t0
                     self.waiting = None
                     if trace is not None:  # per instruction: the trace's stall_queue column

@@ -49,7 +49,7 @@ class DmaUnit(Unit):
             yield sleep(hw.dma_setup)
         self.waiting = "DRAM port (shared by every DMA channel of every core)"
         yield from self.port.transfer(info.dram_bytes, "read" if ref == "dma_load" else "write",
-                                      sleep)
+                                      self.alarm)
         self.waiting = None
         # the latency after the last beat and the fill walker's end: one timeout, the later
         end = max(env._now + hw.dram_latency, fill_end)

@@ -53,10 +53,10 @@ class InstrQueue:
         else:
             self.items.append(entry)
 
-    def put_wait(self, entry) -> Event:
-        """The queue is full now: the returned event fires when the unit takes an entry and
-        `entry` has gone in."""
-        ev = Event(self.env)
+    def put_wait(self, entry, event: Event | None = None) -> Event:
+        """The queue is full now: the returned event (`event`, an armed engine.Alarm, or a new
+        one) fires when the unit takes an entry and `entry` has gone in."""
+        ev = event or Event(self.env)
         self.putter = (ev, entry)
         return ev
 
@@ -73,8 +73,9 @@ class InstrQueue:
             return entry
         return None
 
-    def wait(self) -> Event:
-        self.getter = ev = Event(self.env)
+    def wait(self, event: Event | None = None) -> Event:
+        """The event (`event`, an armed engine.Alarm, or a new one) the next put triggers."""
+        self.getter = ev = event or Event(self.env)
         return ev
 
 
@@ -107,11 +108,12 @@ class Semaphore:
             self.level += 1
 
     def get(self, delay: int = 0, unit=None):
-        """None when taken now, else the event a waiter yields (see the class)."""
+        """None when taken now, else the event a waiter yields (see the class): the unit's
+        armed engine.Alarm when a unit waits."""
         if self.level:
             self.level -= 1
             return None
-        ev = Event(self.env)
+        ev = unit.alarm.arm() if unit is not None else Event(self.env)
         self.waiters.append((ev, delay, unit))
         return ev
 
@@ -124,12 +126,13 @@ class Port:
         self.busy = False
         self.queue: deque = deque()   # (event, the requester's tag) of waiting requests, oldest first
 
-    def request(self, tag=None):
-        """None when granted now, else the event the requester yields."""
+    def request(self, tag=None, event: Event | None = None):
+        """None when granted now, else the event the requester yields (`event`, an armed
+        engine.Alarm, or a new one)."""
         if not self.busy:
             self.busy = True
             return None
-        ev = Event(self.env)
+        ev = event or Event(self.env)
         self.queue.append((ev, tag))
         return ev
 
