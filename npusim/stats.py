@@ -9,15 +9,13 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from npusim.tracelog import RECORDED, TraceLog
 from npusim.units import COUNTERS
 
 TRACE_COLUMNS = ("core", "unit", "index", "mnemonic", "start", "end", "bytes", "macs", "stall",
                  "dispatched", "stall_token", "stall_dram", "stall_queue", "stall_barrier")
 CAUSE_COLUMNS = ("stall_token", "stall_dram", "stall_queue", "stall_barrier")
 LAYER_TID = 1000  # the thread id of a core's layer track in the Chrome trace
-# what a unit appends per instruction (npusim/units): the causes apart, their sum made here
-RECORDED = ("core", "unit", "index", "mnemonic", "start", "end", "bytes", "macs", "stall_token",
-            "stall_dram", "stall_barrier", "dispatched")
 
 
 def unit_counters(system, cycles: int) -> dict[str, dict[str, int]]:
@@ -53,9 +51,14 @@ def work_totals(system) -> dict:
 def trace_frame(rows: list | None, queue_stalls: list | None = None) -> pd.DataFrame:
     """The per-instruction trace: one row per executed instruction, sorted by start cycle.
 
-    rows: the units' tuples (RECORDED); queue_stalls: (core, index, from, to) of each dispatch
-    that waited for a full queue, which becomes that instruction's stall_queue."""
-    df = pd.DataFrame(rows or [], columns=list(RECORDED))
+    rows: the run's npusim.tracelog.TraceLog, or tuples of RECORDED; queue_stalls: (core,
+    index, from, to) of each dispatch that waited for a full queue, which becomes that
+    instruction's stall_queue."""
+    if isinstance(rows, TraceLog):
+        df = pd.DataFrame(rows.columns(), columns=list(RECORDED))
+        rows = len(rows)
+    else:
+        df = pd.DataFrame(rows or [], columns=list(RECORDED))
     df = df.astype({c: "int64" for c in RECORDED if c not in ("unit", "mnemonic")})
     df["stall"] = df["stall_token"] + df["stall_dram"] + df["stall_barrier"]
     df["stall_queue"] = np.zeros(len(df), np.int64)

@@ -11,6 +11,7 @@ from npusim.dram import DramPort
 from npusim.engine import Engine
 from npusim.faults import CycleLimitExceeded, DeadlockError, SimulationFault, SyncFault
 from npusim.race import RaceDetector
+from npusim.tracelog import TraceLog
 
 
 class System:
@@ -27,7 +28,7 @@ class System:
         self.target = target
         self.dram = dram
         self.timing_only = timing_only
-        self.trace_rows: list | None = [] if trace else None
+        self.trace_rows: TraceLog | None = TraceLog() if trace else None
         # (core, index, from, to) of each dispatch that waited for a full queue (trace only)
         self.queue_stall_rows: list = []
         self.port = DramPort(self.env, target.dram_bw)

@@ -128,7 +128,8 @@ class Unit:
 
     def run(self):
         env, core, queue = self.env, self.core, self.queue
-        trace, counters, infos = core.trace, self.counters, self.infos
+        counters, infos = self.counters, self.infos
+        trace = core.trace.unit_rows(self) if core.trace is not None else None
         state, dram, timing_only = core.state, core.dram, core.timing_only
         semaphores, timeout = core.semaphores, self.alarm.set
         races = core.system.races
@@ -226,12 +227,8 @@ class Unit:
             self.instructions += 1
             if info is not None:
                 infos.append(info)
-                if trace is not None:
-                    trace.append((core_index, name, index, instr.spec.mnemonic, start, end,
-                                  info.dram_bytes, info.macs, token, dram_stall, 0, dispatched))
-            elif trace is not None:
-                trace.append((core_index, name, index, instr.spec.mnemonic, start, end, 0, 0,
-                              token, dram_stall, 0, dispatched))
+            if trace is not None:  # npusim.tracelog: ints only, expanded when read
+                trace.append((index, start, end, token, dram_stall, dispatched))
             self.current = None
             # Core.retire, inline
             if end > core.last_activity:  # dispatch may have dated a put ahead of now

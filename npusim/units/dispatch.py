@@ -69,7 +69,7 @@ class Dispatcher:
 
     def run(self):
         env, core, counters = self.env, self.core, self.counters
-        trace = core.trace
+        trace = core.trace.rows if core.trace is not None else None  # whole rows (tracelog)
         hw = core.state.hw
         d = dispatch_cycles = timing.RULES["dispatch"](hw)  # issuing any instruction to a unit
         clock = env._now
@@ -95,10 +95,11 @@ class Dispatcher:
                 self.current = entry = (index, instr, start, put_at, kind, arg)
                 now = env._now  # Environment.now's value, read directly (Unit.run)
                 if put_at > now and len(queue.items) >= queue.capacity \
-                        and unit.earliest_end > put_at:
-                    # full now and still at put_at (its unit takes nothing before it ends):
-                    # wait for room from now, with no timeout to put_at; the stall counts
-                    # from put_at, as it would have
+                        and unit.earliest_end >= put_at:
+                    # full now and until put_at at least (its unit takes nothing before its
+                    # instruction ends): wait for room from now, with no timeout to put_at;
+                    # room at put_at or later lets the entry in at the same cycle as a put
+                    # at put_at would; the stall counts from put_at, as it would have
                     self.waiting = unit  # its full queue (status() words it)
                     self._waiting_from = put_at
                     yield queue.put_wait(entry, self.alarm.arm())
