@@ -90,9 +90,12 @@ def _decl(decl):
 
 
 def _decode_stream(core: int, items) -> list:
-    """Decode words once (repeated words share one Instruction); keep faults for dispatch."""
+    """Decode words once (repeated words share one Instruction); keep faults for dispatch.
+    Equal Instruction objects are shared too: what the simulator works out per instruction
+    (Core.route, the units' timing-only memo) is then worked out once per distinct one."""
     cache: dict[int, Instruction] = {}
     known = cache.get
+    shared: dict = {}  # (spec, its field items) -> the first Instruction of that content
     out = []
     append = out.append
     for index, item in enumerate(items):
@@ -102,7 +105,7 @@ def _decode_stream(core: int, items) -> list:
                 append(instr)
                 continue
         elif isinstance(item, Instruction):
-            append(item)
+            append(shared.setdefault((id(item.spec), tuple(item.fields.items())), item))
             continue
         word = int(item)
         instr = cache.get(word)
