@@ -31,6 +31,7 @@ class Unit:
         self.queue = InstrQueue(self.env, core.target.queue_depth)
         self.counters = dict.fromkeys(COUNTERS, 0)
         self.infos: list = []             # the ExecInfo of every instruction run (work totals)
+        self._counted = None              # (len(infos), _distinct_infos()) when last counted
         self.instructions = 0
         self.waiting: str | None = None   # what a blocked instruction waits for (deadlock report)
         self.current = None               # the queue entry (index, instr, ...) in flight
@@ -50,10 +51,16 @@ class Unit:
 
     def _distinct_infos(self) -> list:
         """(ExecInfo, how many instructions ran with it): one ExecInfo serves every instruction
-        of a shape (npusim.exec handlers), so the totals sum a few hundred, not every one."""
+        of a shape (npusim.exec handlers), so the totals sum a few hundred, not every one.
+        Counted once per length of `infos` (work, sram_bytes and the counters all ask)."""
+        counted = self._counted
+        if counted is not None and counted[0] == len(self.infos):
+            return counted[1]
         ids = Counter(map(id, self.infos))
         objects = dict(zip(map(id, self.infos), self.infos))
-        return [(objects[i], n) for i, n in ids.items()]
+        out = [(objects[i], n) for i, n in ids.items()]
+        self._counted = (len(self.infos), out)
+        return out
 
     @property
     def sram_bytes(self) -> dict:
