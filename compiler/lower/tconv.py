@@ -117,6 +117,8 @@ class TConvSchedule:
     est: dict = field(default_factory=dict, compare=False)
     parts: int = 1    # pieces of a position block's epilogue (smaller epilogue slots)
     stack: int = 0    # stacked kernel rows: grid rows per block (Stack.c); 0: not stacked
+    # passes run block by block from resident weights at the end (None: as many as fit)
+    tail: int | None = None
 
     def describe(self) -> str:
         return (f"swapped: m_tile={self.m_tile} n={self.n} k_blocks/load={self.group}"
@@ -388,13 +390,32 @@ def _candidates(g: ConvGeom, epi: Epilogue, hw: Hw, passes: int | None,
             # stacked, the resident weights also take the grid's place once it is in DRAM
             resident = (elems["ibuf"] - (0 if stack else gsize)
                         - 2 * w_tile) // (taps * m * hw.rows)
-            hidden = min(passes - 1, max(0, resident)) * pass_cycles
-            tail = epi_block + (nblk - 1) * max(0, epi_block - hidden)
-            total = max(matrix + 8 * gemms, dma, vector) + start + tail
-            # a weight load costs its DMA and about three sync instructions
-            instrs = gemms + 4 * tiles * ceil(passes / group) + \
-                (parts - 1) * nblk * tiles * 8 + (tiles * nblk if stack else 0)
-            cands.append(TConvSchedule(m, n, group, {
-                "cycles": total, "matrix": matrix, "dma": dma, "vector": vector,
-                "dram_bytes": nbytes, "instructions": instrs}, parts, stack))
+            fit = min(passes - 1, max(0, resident)) if nblk > 1 else 0
+            # tail passes hide the blocks' epilogues, but their weights are loaded last: where
+            # the DMA is the bound, every block after the first runs them after it. Spanning at
+            # most the two taps whose stationary tiles stay resident, every block reuses them;
+            # spanning more, each block after the first gathers its own tail taps behind the
+            # previous block's transposes on the same channel, so they hide nothing. Split
+            # over cores (the port shared, so the DMA is the bound) npu-server's layer4 3x3
+            # convs take 84.9k cycles with 101 of their 144 passes in the tail, 87k with 32,
+            # 81.3k with none; on one core MobileNetV2's 7x7 expand convs gain from theirs
+            # (50.3k against 59.6k for the usual schedule, which the penalty would choose).
+            # The stacked form keeps every pass that fits (its own tail gathers).
+            two = min(fit, 2 * ceil(passes / (g.kh * g.kw)))
+            opts = {fit} if stack else {0, fit, two}
+            for t in sorted(opts):
+                hidden = t * pass_cycles
+                bound = dma + (nblk - 1) * hidden if not stack and \
+                    (hw.num_cores > 1 or t > two) else dma
+                if stack or t <= two:
+                    tail = epi_block + (nblk - 1) * max(0, epi_block - hidden)
+                else:
+                    tail = nblk * epi_block
+                total = max(matrix + 8 * gemms, bound, vector) + start + tail
+                # a weight load costs its DMA and about three sync instructions
+                instrs = gemms + 4 * tiles * ceil(passes / group) + \
+                    (parts - 1) * nblk * tiles * 8 + (tiles * nblk if stack else 0)
+                cands.append(TConvSchedule(m, n, group, {
+                    "cycles": total, "matrix": matrix, "dma": dma, "vector": vector,
+                    "dram_bytes": nbytes, "instructions": instrs}, parts, stack, t))
     return cands

@@ -179,3 +179,38 @@ def test_a_swapped_conv_whose_epilogue_runs_in_pieces_is_bit_exact():
     (layer,) = lowered.layers
     assert type(layer).__name__ == "TConvLayer"
     assert layer.schedule.m_tile == 512 and layer.schedule.parts > 1
+
+
+@pytest.mark.parametrize("tail", ["longest", "chosen"])
+def test_a_swapped_conv_split_over_cores_gathers_each_tap_once_per_block(monkeypatch, tail):
+    """Split over cores, a swapped 3x3 conv whose resident tail passes span more taps than the
+    two tap slots hold gathers block by block in the tail, so each core moves each tap's
+    positions once per block (not once per block per block), bit-exact; and the cost model,
+    with the port shared, keeps no tail there (the tail's weights come last: every block
+    after the first would run its tail passes after the DMA)."""
+    import compiler.lower.conv_lowering as cl
+    import compiler.lower.tconv as tc
+    from dataclasses import replace
+    plain, pick = cl.choose_schedule, tc.pick
+    monkeypatch.setattr(cl, "choose_schedule", lambda *a, **k: replace(
+        plain(*a, **k), est={"cycles": 10 ** 9, "instructions": 0}))
+    if tail == "longest":
+        monkeypatch.setattr(tc, "pick", lambda c: pick([s for s in c if s.tail == max(
+            x.tail for x in c)]))
+    g = qconv_graph(1, 7, 7, 128, 128, 3, 1, 1, residual=True, seed=5)
+    lowered, _ = run_and_compare(g, "npu-edge -array=32x32 -num-cores=2", fold=False)
+    (layer,) = lowered.layers
+    assert type(layer).__name__ == "TConvLayer" and not layer.schedule.stack
+    blocks = len(layer.blocks())
+    assert blocks == 2
+    if tail == "chosen":
+        assert layer.schedule.tail == 0
+        return
+    assert layer.schedule.tail > 2 * 4  # past the two tap slots (4 channel blocks a tap)
+    res = generate(lowered)
+    for core in range(2):
+        gathers = [c for c in res.annotations.comments[core].values()
+                   if " tap " in c and "positions" in c and "cout" not in c]
+        # nine taps a block, and the tap the head left resident gathered again for the
+        # blocks after the first (it was evicted by the first block's tail)
+        assert 9 * blocks <= len(gathers) <= 10 * blocks

@@ -65,6 +65,8 @@ def gen_tconv(em, layer, m_tiles, dram, lowered, key: str) -> None:
     flat = [p for group in passes for p in group]
     free = hw.buffer_elems["ibuf"] - sram.used["ibuf"] + (gsize if s.stack else 0)
     tail_n = min(len(flat) - 1, free // (kt * s.m_tile * hw.rows)) if len(blocks) > 1 else 0
+    if s.tail is not None:  # the cost model's choice (fewer where the DMA is the bound)
+        tail_n = min(tail_n, s.tail)
     tail = flat[len(flat) - tail_n:] if tail_n > 0 else []
     head = flat[:len(flat) - len(tail)]
     tsize = len(tail) * kt * s.m_tile * hw.rows
@@ -75,6 +77,8 @@ def gen_tconv(em, layer, m_tiles, dram, lowered, key: str) -> None:
         tbase = sram.alloc("ibuf", tsize, "resident tail weights") if tail else 0
     wslot = 0
     taps = SlotCache(2)
+    # the tail's taps all fit the two tap slots: gathered whole, every block reuses them
+    whole_tail = len({(dy, dx) for dy, dx, *_ in tail}) <= taps.nslots
 
     def gather(dy, dx):
         """The stationary tiles of tap (dy, dx) for every position block (two taps resident)."""
@@ -86,6 +90,22 @@ def gen_tconv(em, layer, m_tiles, dram, lowered, key: str) -> None:
                 em.load("in", "wbuf", xa + b * cin * n, xg + (p0 + shift) * cin * eb, p1 - p0,
                         1, cin * eb, cin, eb,
                         comment=f"{layer.name} tap {dy},{dx} positions {p0}:{p1}")
+        return xa
+
+    def gather_block(dy, dx, b):
+        """Block b's stationary tile of tap (dy, dx), for the tail's passes, which run block
+        by block: the whole tap's slot where it is still resident, else block b's part alone
+        in a slot of its own (gathering every block again for each block would move the
+        tail's taps once per block)."""
+        if whole_tail or (dy, dx) in taps.keys:
+            return gather(dy, dx)
+        slot, fresh = taps.get((dy, dx, b))
+        xa = xbase + slot * x_tap
+        if fresh:
+            p0, p1 = blocks[b]
+            em.load("in", "wbuf", xa + b * cin * n,
+                    xg + (p0 + grid.tap_offset(g, dy, dx)) * cin * eb, p1 - p0, 1, cin * eb,
+                    cin, eb, comment=f"{layer.name} tap {dy},{dx} positions {p0}:{p1}")
         return xa
 
     def finish(b, m0, m1, piece):
@@ -151,7 +171,7 @@ def gen_tconv(em, layer, m_tiles, dram, lowered, key: str) -> None:
         tail_w = _load_tail(em, layer, m0, m1, tail, tbase, s.m_tile * hw.rows, dram, key)
         for b, (p0, p1) in enumerate(blocks):
             for wa, (dy, dx, c0, c1) in zip(tail_w, tail):
-                gemm(wa, gather(dy, dx), b, dy, dx, c0, c1)
+                gemm(wa, gather_block(dy, dx, b), b, dy, dx, c0, c1)
             piece = finish(b, m0, m1, piece)
 
 
