@@ -97,10 +97,17 @@ def make_fold_copy(name: str, x: str, y: str, f: Fold, hw: Hw) -> FoldCopyLayer:
 
 def with_fold_copy(layer: FoldCopyLayer, conv_est: dict, hw: Hw) -> int:
     """Cycles of the copy and the conv after it: the copy's small chunks let the conv start
-    on the first rows, so they overlap, sharing the DRAM port."""
+    on the first rows, so they overlap, sharing the DRAM port (on one core; split over cores
+    a barrier separates them)."""
     g = layer.f.new
     nbytes = 2 * g.n * g.h * g.w * g.cin * hw.act_bytes
     per = g.w * layer.rows * layer.f.sw * layer.f.geom.cin * hw.act_bytes
-    copy = hw.dma_streams({"w": (2 * len(layer.pieces()), nbytes)})  # npu/fold_gen's channel
-    first = len(layer.pieces()) // max(1, -(-g.h // layer.rows))  # pieces of one chunk
+    pieces = len(layer.pieces())
+    if hw.num_cores > 1:  # a barrier follows the copy (no overlap); loads and stores apart
+        share = -(-pieces // hw.num_cores)
+        copy = hw.dma_streams({"w": (share, nbytes // 2 // hw.num_cores),
+                               "out": (share, nbytes // 2 // hw.num_cores)}, hw.num_cores)
+        return copy + conv_est["cycles"]
+    copy = hw.dma_streams({"w": (2 * pieces, nbytes)})  # npu/fold_gen's channel
+    first = pieces // max(1, -(-g.h // layer.rows))  # pieces of one chunk
     return max(conv_est["cycles"], copy + conv_est["dma"]) + first * 2 * hw.dma(per)

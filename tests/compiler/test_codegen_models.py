@@ -214,3 +214,34 @@ def test_a_swapped_conv_split_over_cores_gathers_each_tap_once_per_block(monkeyp
         # nine taps a block, and the tap the head left resident gathered again for the
         # blocks after the first (it was evicted by the first block's tail)
         assert 9 * blocks <= len(gathers) <= 10 * blocks
+
+
+def test_a_stem_fold_copy_split_over_cores_stores_on_the_results_channel():
+    """Split over cores a barrier follows the fold copy, so it runs alone: its loads go on the
+    weights' channel and its stores on the results' (on one core both on the weights', so
+    the conv's input loads never queue behind it), through four slots, bit-exact."""
+    g = qconv_graph(1, 64, 64, 3, 64, 7, 2, 3, residual=False, seed=2)
+    lowered, _ = run_and_compare(g, "npu-server")
+    assert [type(layer).__name__ for layer in lowered.layers] == ["FoldCopyLayer", "ConvLayer"]
+    ops = _fold_ops(lowered, 4)
+    assert {op.unit for op in ops if op.ins.mnemonic == "load"} == {"dma1"}
+    assert {op.unit for op in ops if op.ins.mnemonic == "store"} == {"dma2"}
+    assert len({op.reads[0][1] for op in ops if op.ins.mnemonic == "store"}) == 4
+    one, _ = run_and_compare(g, "npu-edge -array=32x32 -vector-lanes=64 -dma-engines=4")
+    ops = _fold_ops(one, 1)
+    assert {op.unit for op in ops} == {"dma1"}
+
+
+def _fold_ops(lowered, cores: int) -> list:
+    """The fold copy's ops on core 0 of `cores`."""
+    from compiler.backends.npu.codegen import work
+    from compiler.backends.npu.dram import DramMap
+    from compiler.backends.npu.emit import Emitter
+    from compiler.backends.npu.generators import generator_for
+    from compiler.backends.npu.hazards import Tracker
+    layer = lowered.layers[0]
+    dram = DramMap(lowered.target.derived.dram_bytes)
+    dram.place_activations(lowered)
+    em = Emitter(lowered.hw, Tracker(), 0, layer.name)
+    generator_for(layer).gen(em, layer, work(layer, lowered.hw, 0, cores), dram, lowered, "L0")
+    return em.ops

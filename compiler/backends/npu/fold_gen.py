@@ -32,18 +32,23 @@ def gen_fold_copy(em, layer, pieces, dram, lowered, key: str) -> None:
     run = f.sw * x0.cin                        # one rewritten pixel of one row phase
     size = layer.rows * g.w * run
     stage = _stage(em.hw, layer, lowered, size)
-    base = em.sram().alloc(stage, 2 * size, "fold slots")
-    x, y = dram.addr(lowered, layer.x), dram.addr(lowered, layer.y)
     # the copy's loads and stores go on the weights' channel: its conv's input loads (on the
-    # activations' channel) then never queue behind the copy, which runs ahead of the conv
+    # activations' channel) then never queue behind the copy, which runs ahead of the conv.
+    # Split over cores a barrier follows the copy, so nothing overlaps it: the stores go on
+    # the results' channel and four slots keep both channels busy (npu-server's ResNet-50
+    # stem copy 29.8k -> 19.9k cycles; its port time is 18.7k)
+    alone = em.hw.num_cores > 1
+    slots = max(2, min(4, em.hw.buffer_elems[stage] // size)) if alone else 2
+    base = em.sram().alloc(stage, slots * size, "fold slots")
+    x, y = dram.addr(lowered, layer.x), dram.addr(lowered, layer.y)
     for k, (n, b, ry, r0, r1) in enumerate(pieces):
         lo, count, before, after = layer.columns(b)
-        slot = base + (k % 2) * size
+        slot = base + (k % slots) * size
         tag = f"{layer.name} column {b} phase {ry} rows {r0}:{r1}"
         # source pixel column of output column lo: (lo + b - left) * sw
         src = x + (((n * x0.h + r0 * f.sh + ry) * x0.w + (lo + b - f.left) * f.sw) * x0.cin) * eb
         em.load("w", stage, slot, src, count, run, run * eb, r1 - r0, f.sh * x0.w * x0.cin * eb,
                 pads=(before, after, 0, 0), comment=tag)
         dst = y + ((n * g.h + r0) * g.w * g.cin + (b * f.sh + ry) * run) * eb
-        em.store("w", stage, slot, dst, g.w, run, g.cin * eb, r1 - r0, g.w * g.cin * eb,
+        em.store("out" if alone else "w", stage, slot, dst, g.w, run, g.cin * eb, r1 - r0, g.w * g.cin * eb,
                  comment=f"{tag}: store")
