@@ -12,7 +12,7 @@ from .conv import ConvLayer, choose_schedule, split_rows
 from .copy import CopyLayer, copy_cycles, plan_copy
 from .depthwise import depthwise_candidate
 from .epilogue import Epilogue
-from .fold import FoldCopyLayer, fold, make_fold_copy, with_fold_copy
+from .fold import FoldCopyLayer, fold, fold_strided, make_fold_copy, with_fold_copy
 from .geometry import ConvGeom, space_to_depth, subsample
 from .im2col import Im2colCopyLayer, im2col, make_im2col_copy, with_im2col_copy
 from .tconv import TConvLayer, choose_tconv, live_columns, live_passes
@@ -54,13 +54,15 @@ def lower_conv(lw, n: Node) -> None:
                                         note=f"space-to-depth {geom.sh}x{geom.sw}",
                                         useful=geom.macs)
         cands.append((cost + copy_cycles(chunks, lw.hw), [copy] + layers))
-    folded = fold(geom) if "fold" in lw.rewrites else None
-    if folded is not None:
+    for folded in ((fold(geom), fold_strided(geom)) if "fold" in lw.rewrites else ()):
+        if folded is None:
+            continue
         copy = make_fold_copy(f"{n.name}.fold", x_in, f"{x_in}.fold.{n.name}", folded,
                               lw.hw)
         cost, layers = plain_or_swapped(lw, n, copy.y, folded.new, folded.weights(w), epi,
                                         note="kernel columns folded into channels"
-                                        + (", space-to-depth" if folded.s2d else ""),
+                                        + (", space-to-depth" if folded.s2d else "")
+                                        + (", strided" if folded.strided else ""),
                                         useful=geom.macs)
         cands.append((with_fold_copy(copy, layers[0].schedule.est, lw.hw),
                        [copy] + layers))

@@ -27,6 +27,15 @@ class Fold:
     kw: int               # kernel columns folded (of the stride-1 conv)
     left: int             # its left padding, in (rewritten) pixels
     s2d: object = None    # the SpaceToDepth rewrite, if any
+    # the columns folded at the conv's own horizontal stride sw (fold_strided): copy b of
+    # output column x is input column x * sw + b - left, and the rows keep their stride
+    strided: bool = False
+
+    @property
+    def run(self) -> int:
+        """Elements of one folded copy's pixel: a rewritten pixel's sw source pixels, or one
+        source pixel's channels when strided."""
+        return self.geom.cin * (1 if self.strided else self.sw)
 
     def weights(self, w: np.ndarray) -> np.ndarray:
         w1 = self.s2d.weights(w) if self.s2d is not None else w
@@ -56,10 +65,29 @@ def fold(geom: ConvGeom) -> Fold | None:
     return Fold(geom, new, geom.sh, geom.sw, g.kw, g.pads[1], s2d)
 
 
+def fold_strided(geom: ConvGeom) -> Fold | None:
+    """The kernel columns of a strided conv folded into its channels at its horizontal stride,
+    without space-to-depth: a (kh, 1) conv of vertical stride sh over kw * cin channels and
+    the output's width. For an RGB 7x7/2 stem that is 7 passes of 21 channels on a 32-row
+    array, against 4 passes of 48 (two blocks of rows each, the second half empty) after
+    space-to-depth; or None where it does not apply (stride 1, which fold() covers; grouped,
+    dilated, a padding the DMA cannot zero-fill, no columns to fold)."""
+    g = geom
+    if g.sw == 1 or g.groups != 1 or (g.dh, g.dw) != (1, 1) or g.kw == 1 or \
+            max(g.pads[1], g.pads[3]) > FIELD_MAX["pad"] or g.w <= max(g.pads[1], g.pads[3]):
+        return None
+    new = ConvGeom(g.n, g.h, g.ow, g.kw * g.cin, g.cout, g.kh, 1, g.sh, 1,
+                   (g.pads[0], 0, g.pads[2], 0))
+    if (new.oh, new.ow) != (g.oh, g.ow):
+        return None
+    return Fold(geom, new, 1, g.sw, g.kw, g.pads[1], None, strided=True)
+
+
 @dataclass
 class FoldCopyLayer(OneInput):
-    """y[n, r, x, (b, ry, rx, c)] = x[n, r*sh + ry, (x + b - left)*sw + rx, c] (zero outside):
-    per (b, ry) and chunk of rows, one load with zero-padded columns and one strided store."""
+    """y[n, r, x, (b, ry, rx, c)] = x[n, r*sh + ry, (x + b - left)*sw + rx, c] (zero outside),
+    or strided (Fold.strided) y[n, r, x, (b, c)] = x[n, r, x*sw + b - left, c]: per (b, ry)
+    and chunk of rows, one load with zero-padded columns and one strided store."""
 
     name: str
     x: str
@@ -79,10 +107,19 @@ class FoldCopyLayer(OneInput):
 
     def columns(self, b: int) -> tuple:
         """(first valid output column, valid count, zero columns before, after) of copy b."""
-        w = self.f.new.w
-        lo = max(0, self.f.left - b)
-        hi = min(w, w + self.f.left - b)
+        f, w = self.f, self.f.new.w
+        if f.strided:  # 0 <= x * sw + b - left < the input's width
+            lo = max(0, -(-(f.left - b) // f.sw))
+            hi = min(w, (f.geom.w - 1 + f.left - b) // f.sw + 1)
+        else:
+            lo = max(0, f.left - b)
+            hi = min(w, w + f.left - b)
         return lo, hi - lo, lo, w - hi
+
+    def source(self, b: int, lo: int) -> int:
+        """The input pixel column of copy b's output column lo."""
+        f = self.f
+        return lo * f.sw + b - f.left if f.strided else (lo + b - f.left) * f.sw
 
 
 CHUNK_ROWS = 8  # small chunks: the conv's first row tiles can start while the copy goes on
@@ -90,7 +127,7 @@ CHUNK_ROWS = 8  # small chunks: the conv's first row tiles can start while the c
 
 def make_fold_copy(name: str, x: str, y: str, f: Fold, hw: Hw) -> FoldCopyLayer:
     g = f.new
-    row = g.w * f.sw * f.geom.cin
+    row = g.w * f.run
     rows = max(1, min(g.h, CHUNK_ROWS, (hw.buffer_elems["ibuf"] // 2) // row))
     return FoldCopyLayer(name, x, y, f, rows)
 
@@ -101,7 +138,7 @@ def with_fold_copy(layer: FoldCopyLayer, conv_est: dict, hw: Hw) -> int:
     a barrier separates them)."""
     g = layer.f.new
     nbytes = 2 * g.n * g.h * g.w * g.cin * hw.act_bytes
-    per = g.w * layer.rows * layer.f.sw * layer.f.geom.cin * hw.act_bytes
+    per = g.w * layer.rows * layer.f.run * hw.act_bytes
     pieces = len(layer.pieces())
     if hw.num_cores > 1:  # a barrier follows the copy (no overlap); loads and stores apart
         share = -(-pieces // hw.num_cores)

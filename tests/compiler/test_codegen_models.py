@@ -245,3 +245,46 @@ def _fold_ops(lowered, cores: int) -> list:
     em = Emitter(lowered.hw, Tracker(), 0, layer.name)
     generator_for(layer).gen(em, layer, work(layer, lowered.hw, 0, cores), dram, lowered, "L0")
     return em.ops
+
+
+def test_an_rgb_stem_folds_its_columns_at_its_stride_on_a_32_row_array():
+    """On a 32-row array a 7x7/2 RGB stem folds its kernel columns at the conv's horizontal
+    stride, without space-to-depth: 7 passes of 21 channels instead of 4 taps x 2 blocks of
+    48 channels; bit-exact (padding columns and the last row phase included), and faster than
+    the space-to-depth fold."""
+    g = qconv_graph(1, 96, 96, 3, 64, 7, 2, 3, residual=False, seed=4)
+    lowered, result = run_and_compare(g, "npu-edge -array=32x32")
+    copy, conv = lowered.layers
+    assert type(copy).__name__ == "FoldCopyLayer" and copy.f.strided
+    assert (conv.geom.kh, conv.geom.kw, conv.geom.cin, conv.geom.sh) == (7, 1, 21, 2)
+    import compiler.lower.conv_lowering as cl
+    from compiler.lower import fold as fd
+    try:
+        cl.fold_strided = lambda geom: None
+        other, slow = run_and_compare(g, "npu-edge -array=32x32")
+    finally:
+        cl.fold_strided = fd.fold_strided
+    assert not other.layers[0].f.strided and result.cycles < slow.cycles
+
+
+@pytest.mark.parametrize("h,w,k,stride,pad", [
+    (17, 23, 3, 2, 1),   # odd widths: the last output column's window reaches the padding
+    (20, 21, 5, 2, 2),
+    (15, 19, 3, 3, 1),   # stride 3
+])
+def test_the_strided_column_fold_is_bit_exact_where_it_is_made_to_be_taken(monkeypatch, h, w,
+                                                                          k, stride, pad):
+    """The strided column fold (compiler.lower.fold.fold_strided) computes the reference bit
+    for bit: every other candidate is made to look slow."""
+    import compiler.lower.conv_lowering as cl
+    orig = cl.plain_or_swapped
+
+    def only_strided(*args, note, **kwargs):
+        cost, layers = orig(*args, note=note, **kwargs)
+        return (cost if note.endswith("strided") else 10 ** 9), layers
+    monkeypatch.setattr(cl, "plain_or_swapped", only_strided)
+    g = qconv_graph(1, h, w, 3, 24, k, stride, pad, residual=False, seed=6)
+    lowered, _ = run_and_compare(g, "npu-edge", swap=False)
+    copy, conv = lowered.layers
+    assert type(copy).__name__ == "FoldCopyLayer" and copy.f.strided
+    assert (conv.geom.kw, conv.geom.cin, conv.geom.sh) == (1, 3 * k, stride)

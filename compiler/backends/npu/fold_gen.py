@@ -29,7 +29,7 @@ def _stage(hw, layer, lowered, size: int) -> str:
 def gen_fold_copy(em, layer, pieces, dram, lowered, key: str) -> None:
     f, g = layer.f, layer.f.new
     x0, eb = f.geom, em.hw.act_bytes
-    run = f.sw * x0.cin                        # one rewritten pixel of one row phase
+    run = f.run                                # one folded pixel of one row phase
     size = layer.rows * g.w * run
     stage = _stage(em.hw, layer, lowered, size)
     # the copy's loads and stores go on the weights' channel: its conv's input loads (on the
@@ -45,10 +45,11 @@ def gen_fold_copy(em, layer, pieces, dram, lowered, key: str) -> None:
         lo, count, before, after = layer.columns(b)
         slot = base + (k % slots) * size
         tag = f"{layer.name} column {b} phase {ry} rows {r0}:{r1}"
-        # source pixel column of output column lo: (lo + b - left) * sw
-        src = x + (((n * x0.h + r0 * f.sh + ry) * x0.w + (lo + b - f.left) * f.sw) * x0.cin) * eb
-        em.load("w", stage, slot, src, count, run, run * eb, r1 - r0, f.sh * x0.w * x0.cin * eb,
-                pads=(before, after, 0, 0), comment=tag)
+        # source pixel column of output column lo: (lo + b - left) * sw, strided lo * sw + b -
+        # left (a pixel every sw)
+        src = x + (((n * x0.h + r0 * f.sh + ry) * x0.w + layer.source(b, lo)) * x0.cin) * eb
+        em.load("w", stage, slot, src, count, run, (f.sw * x0.cin if f.strided else run) * eb,
+                r1 - r0, f.sh * x0.w * x0.cin * eb, pads=(before, after, 0, 0), comment=tag)
         dst = y + ((n * g.h + r0) * g.w * g.cin + (b * f.sh + ry) * run) * eb
         em.store("out" if alone else "w", stage, slot, dst, g.w, run, g.cin * eb, r1 - r0, g.w * g.cin * eb,
                  comment=f"{tag}: store")
