@@ -130,7 +130,7 @@ def plain_or_swapped(lw, n: Node, x_in: str, geom: ConvGeom, w, epi: Epilogue,
         swapped = choose_tconv(per_core(lw, geom, rows=False), epi, lw.hw,
                                len(live_passes(w, lw.hw.rows)), table_channels=geom.cout,
                                columns=len(live_columns(w, lw.hw.rows)),
-                               stack="stack" in lw.rewrites)
+                               stack="stack" in lw.rewrites, sub=sub)
     # its estimate is the rougher one (DRAM round trips, tails): demand a clear win
     margin = STACK_MARGIN if swapped is not None and swapped.stack else SWAP_MARGIN
     if swapped is not None and swapped.est["cycles"] < margin * best[0]:

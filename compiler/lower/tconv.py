@@ -169,6 +169,11 @@ class TConvLayer:
         return Grid.of(self.geom)
 
     @property
+    def direct(self) -> bool:
+        """Whether the taps gather from the input itself (no grid: see direct())."""
+        return not self.schedule.stack and direct(self.geom, self.sub)
+
+    @property
     def stacking(self) -> Stack | None:
         return Stack.of(self.geom, self.schedule.stack) if self.schedule.stack else None
 
@@ -272,6 +277,13 @@ def stack_parts(g: ConvGeom, hw: Hw) -> int:
     return min(hw.cols // wg, g.oh)
 
 
+def direct(g: ConvGeom, sub=None) -> bool:
+    """Whether the input is its own grid: a 1x1 conv without padding whose loads do not
+    subsample (TConvLayer.sub) has no border to add, so the taps gather from the input and
+    the grid's copy and round trip through DRAM are left out."""
+    return sub is None and (g.kh, g.kw) == (1, 1) and not any(g.pads)
+
+
 def applies(g: ConvGeom) -> bool:
     return (g.sh, g.sw) == (1, 1) and g.groups == 1 and g.n == 1 and \
         max(g.pads) <= FIELD_MAX["pad"] and g.cin <= FIELD_MAX["planes"]
@@ -279,13 +291,14 @@ def applies(g: ConvGeom) -> bool:
 
 def choose_tconv(g: ConvGeom, epi: Epilogue, hw: Hw, passes: int | None = None,
                  table_channels: int | None = None, columns: int | None = None,
-                 stack: bool = True) -> TConvSchedule | None:
+                 stack: bool = True, sub=None) -> TConvSchedule | None:
     """The cheapest swapped schedule that fits, or None; `passes`: live (tap, channel block)
     passes (default all); `columns`: live (kernel column, channel block) passes of the stacked
-    form (default all); `stack`: whether to consider it (where it applies)."""
+    form (default all); `stack`: whether to consider it (where it applies); `sub`: the
+    layer's subsampling loads (TConvLayer.sub), which need the grid (see direct)."""
     if not applies(g):
         return None
-    cands = _candidates(g, epi, hw, passes, table_channels, 0)
+    cands = _candidates(g, epi, hw, passes, table_channels, 0, direct(g, sub))
     plain = pick(cands) if cands else None
     c = stack_parts(g, hw) if stack else 0
     stacked = _candidates(g, epi, hw, columns, table_channels, c) if c else []
@@ -300,8 +313,9 @@ def choose_tconv(g: ConvGeom, epi: Epilogue, hw: Hw, passes: int | None = None,
 
 
 def _candidates(g: ConvGeom, epi: Epilogue, hw: Hw, passes: int | None,
-                table_channels: int | None, stack: int) -> list:
-    """The swapped schedules that fit; `stack`: grid rows per block of the stacked form."""
+                table_channels: int | None, stack: int, no_grid: bool = False) -> list:
+    """The swapped schedules that fit; `stack`: grid rows per block of the stacked form;
+    `no_grid`: the taps gather from the input itself (direct)."""
     grid = Grid.of(g)
     eb, elems = hw.act_bytes, hw.buffer_elems
     kblocks = ceil(g.cin / hw.rows)
@@ -328,6 +342,8 @@ def _candidates(g: ConvGeom, epi: Epilogue, hw: Hw, passes: int | None,
         # stationary tiles of one tap, all blocks: cin x positions, double-buffered in wbuf
         x_tap = g.cin * nblk * n
         passes = g.kh * g.kw * kblocks if passes is None else passes
+        if no_grid:
+            gsize = 0
     cands = []
     if 2 * x_tap > elems["wbuf"] or gsize > elems["ibuf"] // 2 \
             or positions > FIELD_MAX["rows"]:
@@ -374,15 +390,18 @@ def _candidates(g: ConvGeom, epi: Epilogue, hw: Hw, passes: int | None,
             grid_b, acc_b = gsize * eb, 4 * positions * g.cout * eb
             out_b = g.oh * g.ow * g.cout * eb
             dma = hw.dma_streams({
-                "in": (gathers + nblk * tiles * parts + 3, gather_b + grid_b + acc_b),
+                "in": (gathers + nblk * tiles * parts + (3 if gsize else 0),
+                       gather_b + grid_b + acc_b),
                 "w": (loads - gathers, w_elems * eb),
-                "out": (nblk * tiles + g.oh * tiles + 1, grid_b + acc_b + out_b),
+                "out": (nblk * tiles + g.oh * tiles + (1 if gsize else 0),
+                        grid_b + acc_b + out_b),
                 "res": (g.oh * tiles if epi.residual else 0, out_b if epi.residual else 0)},
                 hw.num_cores)
             # stacked: every block's accumulators are zeroed before the passes add into them
             zero = tiles * nblk * hw.cycles("vsub", len=m * n) if stack else 0
             vector = tiles * nblk * parts * epi.cycles(hw, pn * m) + zero
-            start = hw.dma(gsize * eb) * 2 + hw.dma(x_tap * eb) + hw.dma(w_tile * eb)
+            start = (hw.dma(gsize * eb) * 2 if gsize else 0) + hw.dma(x_tap * eb) + \
+                hw.dma(w_tile * eb)
             # after the last pass: each block's transpose round trip, epilogue and stores;
             # the blocks' last passes (from resident weights) overlap all but the last one's
             epi_block = hw.dma(n * m * 4) + parts * (hw.dma(pn * m * 4) + epi.cycles(hw, pn * m)

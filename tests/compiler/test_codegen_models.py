@@ -288,3 +288,16 @@ def test_the_strided_column_fold_is_bit_exact_where_it_is_made_to_be_taken(monke
     copy, conv = lowered.layers
     assert type(copy).__name__ == "FoldCopyLayer" and copy.f.strided
     assert (conv.geom.kw, conv.geom.cin, conv.geom.sh) == (1, 3 * k, stride)
+
+
+def test_a_swapped_1x1_conv_gathers_from_its_input_without_a_grid():
+    """A 1x1 conv without padding is its own grid: the swapped form gathers its stationary
+    tiles from the input itself (no grid copy, no DRAM round trip), bit-exact."""
+    g = qconv_graph(1, 7, 7, 256, 512, 1, 1, 0, residual=True, seed=8)
+    lowered, _ = run_and_compare(g, "npu-edge")
+    (layer,) = lowered.layers
+    assert type(layer).__name__ == "TConvLayer" and layer.direct
+    res = generate(lowered)
+    comments = list(res.annotations.comments[0].values())
+    assert any(" tap 0,0 positions" in c for c in comments)
+    assert not any("grid" in c for c in comments)

@@ -21,7 +21,7 @@ def gen_tconv(em, layer, m_tiles, dram, lowered, key: str) -> None:
     n, cin, cout = s.n, g.cin, g.cout
     sram = em.sram()
     ep = EpilogueCode(em, sram, dram, epi, cout, s.part * s.m_tile, key)
-    gsize = layer.grid_rows * grid.wg * cin
+    gsize = 0 if layer.direct else layer.grid_rows * grid.wg * cin
     kt = g.kh if s.stack else 1  # taps per streamed weight tile: stacked, every kernel row
     rows = layer.stacking.pairs(g) if s.stack else []
     w_tile = kt * s.m_tile * hw.rows * s.group
@@ -29,7 +29,7 @@ def gen_tconv(em, layer, m_tiles, dram, lowered, key: str) -> None:
         wbase = sram.alloc("ibuf", 2 * w_tile, "weight slots")
         gbase = sram.alloc("ibuf", gsize, "input grid")
     else:
-        gbase = sram.alloc("ibuf", gsize, "input grid")
+        gbase = sram.alloc("ibuf", gsize, "input grid") if gsize else 0
         wbase = sram.alloc("ibuf", 2 * w_tile, "weight slots")
     # stationary tiles per slot: one tap's for every block; stacked, one kernel column's for
     # every tile (with several grid rows per block, one channel block's)
@@ -45,20 +45,10 @@ def gen_tconv(em, layer, m_tiles, dram, lowered, key: str) -> None:
     acc_t, y = dram.addr(lowered, layer.acc_tensor), dram.addr(lowered, layer.y)
     res = dram.addr(lowered, epi.residual) if epi.residual else None
     ep.prologue(layer.name)
-    # the grid: zero border rows from a zero constant, the image rows with their zero columns
-    top = g.pads[0] * grid.wg * cin
-    bottom = (layer.grid_rows - g.pads[0] - g.h) * grid.wg * cin
-    if top or bottom:
-        zeros = dram.const(f"{key}.zeros", np.zeros(max(top, bottom), layer.weights.dtype))
-    if top:
-        em.load_dense("in", "ibuf", gbase, zeros, top, comment=f"{layer.name}: grid top")
-    if bottom:
-        em.load_dense("in", "ibuf", gbase + gsize - bottom, zeros, bottom,
-                      comment=f"{layer.name}: grid bottom")
-    h0, w0, sh, sw = layer.sub or (g.h, g.w, 1, 1)  # strided 1x1 convs gather a subsample
-    em.load("in", "ibuf", gbase + top, x, g.w, cin, sw * cin * eb, g.h, sh * w0 * cin * eb,
-            pads=(g.pads[1], g.pads[3], 0, 0), comment=f"{layer.name}: grid rows")
-    em.store_dense("out", "ibuf", gbase, xg, gsize, comment=f"{layer.name}: grid to DRAM")
+    if layer.direct:  # the input is its own grid (no border): the taps gather from it
+        xg = x
+    else:
+        _grid(em, layer, dram, key, gbase, gsize, x, xg)
     # the last passes run block by block from resident weights, so the position blocks finish
     # one after another and each one's epilogue overlaps the others' last passes
     passes = layer.k_loads(hw.rows)
@@ -173,6 +163,26 @@ def gen_tconv(em, layer, m_tiles, dram, lowered, key: str) -> None:
             for wa, (dy, dx, c0, c1) in zip(tail_w, tail):
                 gemm(wa, gather_block(dy, dx, b), b, dy, dx, c0, c1)
             piece = finish(b, m0, m1, piece)
+
+
+def _grid(em, layer, dram, key, gbase, gsize, x, xg) -> None:
+    """The zero-bordered grid in ibuf at gbase, stored to DRAM at xg for the taps' gathers:
+    zero border rows from a zero constant, the image rows with their zero columns."""
+    g, cin, eb = layer.geom, layer.geom.cin, em.hw.act_bytes
+    wg = layer.grid.wg
+    top = g.pads[0] * wg * cin
+    bottom = (layer.grid_rows - g.pads[0] - g.h) * wg * cin
+    if top or bottom:
+        zeros = dram.const(f"{key}.zeros", np.zeros(max(top, bottom), layer.weights.dtype))
+    if top:
+        em.load_dense("in", "ibuf", gbase, zeros, top, comment=f"{layer.name}: grid top")
+    if bottom:
+        em.load_dense("in", "ibuf", gbase + gsize - bottom, zeros, bottom,
+                      comment=f"{layer.name}: grid bottom")
+    h0, w0, sh, sw = layer.sub or (g.h, g.w, 1, 1)  # strided 1x1 convs gather a subsample
+    em.load("in", "ibuf", gbase + top, x, g.w, cin, sw * cin * eb, g.h, sh * w0 * cin * eb,
+            pads=(g.pads[1], g.pads[3], 0, 0), comment=f"{layer.name}: grid rows")
+    em.store_dense("out", "ibuf", gbase, xg, gsize, comment=f"{layer.name}: grid to DRAM")
 
 
 def _stacked(em, layer, m_tiles, dram, key, rows, head, tail, finish, at) -> None:
