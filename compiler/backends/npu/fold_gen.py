@@ -51,5 +51,5 @@ def gen_fold_copy(em, layer, pieces, dram, lowered, key: str) -> None:
         em.load("w", stage, slot, src, count, run, (f.sw * x0.cin if f.strided else run) * eb,
                 r1 - r0, f.sh * x0.w * x0.cin * eb, pads=(before, after, 0, 0), comment=tag)
         dst = y + ((n * g.h + r0) * g.w * g.cin + (b * f.sh + ry) * run) * eb
-        em.store("out" if alone else "w", stage, slot, dst, g.w, run, g.cin * eb, r1 - r0, g.w * g.cin * eb,
-                 comment=f"{tag}: store")
+        em.store("out" if alone else "w", stage, slot, dst, g.w, run, g.cin * eb, r1 - r0,
+                 g.w * g.cin * eb, comment=f"{tag}: store")
