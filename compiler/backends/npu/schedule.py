@@ -21,7 +21,6 @@ from isa.checks import reset_registers
 
 from ...errors import CompilerError
 from ...lower.cost import Hw
-from .ops import Op
 
 RESET = reset_registers()  # a unit's config registers before the stream's first cfg
 
@@ -80,157 +79,206 @@ class Stream:
 
 def schedule(ops: list, stream: Stream) -> None:
     """Append `ops` (one core, ids and deps filled, deps only inside `ops` or already
-    complete) to `stream` in a dependency-respecting, timeline-like order."""
+    complete) to `stream` in a dependency-respecting, timeline-like order.
+
+    A model has 10^4-10^5 ops, each popped some three times: the state is kept in lists
+    indexed by the op's place in `ops` and by unit number, and the dispatch rule is written
+    out inline (the same steps, in the same order, as a function per step would take)."""
     if not ops:
         return
     hw, units = stream.hw, stream.units
-    by_id = {op.id: op for op in ops}
-    unit_of = {op.id: op.unit for op in ops}
-    indeg = {}
-    succs: dict = {op.id: [] for op in ops}
-    succ_units: dict = {op.id: set() for op in ops}  # op id -> the other units that follow it
-    # op id -> (dependency, its unit) of its dependencies inside `ops` (the rest are done) on
-    # other units, in id order: the ones that may need a wait
-    cross: dict = {}
-    # op id -> the latest estimated end of its dependencies, final once it is ready (a model
-    # has some 10 dependencies per op: each edge is visited here and once more for waits,
-    # not at each look at the op)
-    ready_at = dict.fromkeys(by_id, 0)
-    for op in ops:
-        i, u = op.id, op.unit
+    n = len(ops)
+    nu = len(units)
+    unit_no = {u: k for k, u in enumerate(units)}
+    uop = [unit_no[op.unit] for op in ops]
+    # deps as places in `ops` (the rest are complete); the Tracker numbers a core's ops
+    # consecutively, so a place is the id less the first one's
+    base = ops[0].id
+    if ops[-1].id - base == n - 1:
+        deps = [[d - base for d in op.deps if d >= base] for op in ops]
+    else:
+        place = {op.id: k for k, op in enumerate(ops)}
+        deps = [[place[d] for d in op.deps if d in place] for op in ops]
+    # the signals after an op go to the other units that follow it, in unit-name order
+    rank = {u: k for k, u in enumerate(sorted(range(nu), key=lambda u: units[u]))}
+    succs = [[] for _ in range(n)]
+    succ_mask = [0] * n           # bit rank[c]: unit c runs a successor
+    # per op: (dependency, its unit) of its dependencies on other units, in id order: the
+    # ones that may need a wait
+    cross = [None] * n
+    indeg = [0] * n
+    for i in range(n):
+        u = uop[i]
         others = cross[i] = []
-        n = 0
-        for d in op.deps:
-            p = unit_of.get(d)
-            if p is None:  # complete before `ops`
-                continue
-            n += 1
+        bit = 1 << rank[u]
+        for d in deps[i]:
             succs[d].append(i)
+            p = uop[d]
             if p != u:
-                succ_units[d].add(u)
+                succ_mask[d] |= bit
                 others.append((d, p))
-        indeg[i] = n
-    t_unit = dict.fromkeys(units, 0)
-    qstarts = {u: [] for u in units}  # start cycle of every instruction issued to each unit
+        indeg[i] = len(deps[i])
+    by_mask: dict = {}            # mask -> its units, in name order
+    order = sorted(range(nu), key=lambda u: units[u])
+    # per op: the latest estimated end of its dependencies, final once it is ready (each
+    # edge is visited here and once more for waits, not at each look at the op)
+    ready_at = [0] * n
+    cycles = [op.cycles for op in ops]
+    t_unit = [0] * nu
+    qstarts = [[] for _ in range(nu)]  # start cycle of every instruction issued to each unit
     depth = hw.queue_depth
-    pos = {}                    # op id -> position on its unit
-    count = dict.fromkeys(units, 0)
+    pos = [-1] * n              # op -> position on its unit
+    count = [0] * nu
     # know[c][p]: highest position on unit p that unit c knows has completed
-    know = {c: dict.fromkeys(units, -1) for c in units}
-    pairs = [(p, c) for p in units for c in units if p != c]
-    # pair -> its signals: (producer position, clock snapshot, time, used flag holder)
-    signals: dict = {pair: [] for pair in pairs}
-    sigpos: dict = {pair: [] for pair in pairs}  # pair -> its signals' producer positions
-    taken: dict = {}            # pair -> index of the last signal consumed
+    know = [[-1] * nu for _ in range(nu)]
+    # pair p * nu + c -> its signals: (producer position, clock snapshot, time, used flag
+    # holder), their producer positions, the index of the last one consumed, its names
+    signals = [[] for _ in range(nu * nu)]
+    sigpos = [[] for _ in range(nu * nu)]
+    taken = [-1] * (nu * nu)
+    pair_names = [(units[p], units[c]) for p in range(nu) for c in range(nu)]
+    pairs_made = stream.pairs
+    held_regs = [stream.regs[u] for u in units]
     port_free = 0
     t_dispatch = 0
     entries = stream.entries
+    append = entries.append
+    heappush, heappop = heapq.heappush, heapq.heappop
 
-    def issue(u: str, ready: int, cycles: int) -> int:
-        """Dispatch one instruction to u (in order, blocking on a full queue: a slot frees
-        as its unit starts an instruction); its start."""
-        nonlocal t_dispatch
+    # ties (ops that could start at the same cycle) go to the op with the longest estimated
+    # path to the end (its bottom level), then to program order: a copy streaming on a DMA
+    # channel must not keep the consumer's loads behind it on that channel (in-order queues)
+    bottom = [0] * n
+    for i in range(n - 1, -1, -1):
+        tail = 0
+        for s in succs[i]:
+            if bottom[s] > tail:
+                tail = bottom[s]
+        bottom[i] = cycles[i] + tail
+    level = [-b for b in bottom]  # heap keys: the longest path first
+    heap = [(0, level[i], i) for i in range(n) if indeg[i] == 0]
+    heapq.heapify(heap)
+    done = 0
+    while heap:
+        est, lv, i = heappop(heap)
+        u = uop[i]
+        # its start: after the dispatcher's next slot, its unit's last op, a free queue slot
+        # and its dependencies
         q = qstarts[u]
+        now = t_unit[u]
+        if t_dispatch + 1 > now:
+            now = t_dispatch + 1
+        if len(q) >= depth and q[-depth] > now:
+            now = q[-depth]
+        if ready_at[i] > now:
+            now = ready_at[i]
+        if now > est and heap and (now, lv) > heap[0][:2]:  # stale: let the others go first
+            heappush(heap, (now, lv, i))
+            continue
+        op = ops[i]
+        know_u = know[u]
+        # waits: every dependency on another unit not yet known complete
+        for d, p in cross[i]:
+            if know_u[p] >= pos[d]:
+                continue
+            pair = p * nu + u
+            sigs = signals[pair]
+            # the first signal after the last one taken from a position >= d's (positions
+            # grow along sigs, so a bisection finds it)
+            k = bisect_left(sigpos[pair], pos[d], taken[pair] + 1)
+            sig = sigs[k]
+            sig[3][0] = True
+            names = pair_names[pair]
+            if names not in pairs_made:
+                stream.sem(names)
+            append(("wait", names[1], names))
+            taken[pair] = k
+            know_u = know[u] = list(map(max, know_u, sig[1]))
+            # issue the wait (one cycle, once its signal has come)
+            t_dispatch += 1
+            if len(q) >= depth and q[-depth] > t_dispatch:
+                t_dispatch = q[-depth]
+            begin = t_dispatch
+            if t_unit[u] > begin:
+                begin = t_unit[u]
+            if sig[2] > begin:
+                begin = sig[2]
+            t_unit[u] = begin + 1
+            q.append(begin)
+        regs = op.regs
+        if regs:
+            held = held_regs[u]
+            if not regs.items() <= held.items():  # a cfg for each register that differs
+                for reg, value in regs.items():
+                    if held[reg] != value:
+                        append(("cfg", units[u], reg, value))
+                        held[reg] = value
+                        t_dispatch += 1
+                        if len(q) >= depth and q[-depth] > t_dispatch:
+                            t_dispatch = q[-depth]
+                        begin = t_dispatch if t_dispatch > t_unit[u] else t_unit[u]
+                        t_unit[u] = begin + 1
+                        q.append(begin)
         t_dispatch += 1
         if len(q) >= depth and q[-depth] > t_dispatch:
             t_dispatch = q[-depth]
         begin = t_dispatch
         if t_unit[u] > begin:
             begin = t_unit[u]
-        if ready > begin:
-            begin = ready
-        t_unit[u] = begin + cycles
+        if ready_at[i] > begin:
+            begin = ready_at[i]
+        finish = t_unit[u] = begin + cycles[i]
         q.append(begin)
-        return begin
-
-    def start_of(op: Op) -> int:
-        u = op.unit
-        q = qstarts[u]
-        t = t_unit[u]
-        if t_dispatch + 1 > t:
-            t = t_dispatch + 1
-        if len(q) >= depth and q[-depth] > t:
-            t = q[-depth]
-        if ready_at[op.id] > t:
-            t = ready_at[op.id]
-        return t
-
-    # ties (ops that could start at the same cycle) go to the op with the longest estimated
-    # path to the end (its bottom level), then to program order: a copy streaming on a DMA
-    # channel must not keep the consumer's loads behind it on that channel (in-order queues)
-    bottom = {}
-    for op in reversed(ops):
-        tail = 0
-        for s in succs[op.id]:
-            if bottom[s] > tail:
-                tail = bottom[s]
-        bottom[op.id] = op.cycles + tail
-    level = {i: -b for i, b in bottom.items()}  # heap keys: the longest path first
-    heap = [(0, level[op.id], op.id) for op in ops if indeg[op.id] == 0]
-    heapq.heapify(heap)
-    done = 0
-    while heap:
-        est, lv, i = heapq.heappop(heap)
-        op = by_id[i]
-        now = start_of(op)
-        if now > est and heap and (now, lv) > heap[0][:2]:  # stale: let the others go first
-            heapq.heappush(heap, (now, lv, i))
-            continue
-        u = op.unit
-        know_u = know[u]
-        # waits: every dependency on another unit not yet known complete
-        for d, p in cross[i]:
-            if know_u[p] >= pos[d]:
-                continue
-            pair = (p, u)
-            sigs = signals[pair]
-            # the first signal after the last one taken from a position >= d's (positions
-            # grow along sigs, so a bisection finds it)
-            k = bisect_left(sigpos[pair], pos[d], taken.get(pair, -1) + 1)
-            sigs[k][3][0] = True
-            stream.sem(pair)
-            entries.append(("wait", u, pair))
-            taken[pair] = k
-            for unit, value in sigs[k][1].items():
-                if value > know_u[unit]:
-                    know_u[unit] = value
-            issue(u, sigs[k][2], 1)
-        held = stream.regs[u]
-        if not op.regs.items() <= held.items():  # a cfg for each register that differs
-            for reg, value in op.regs.items():
-                if held[reg] != value:
-                    entries.append(("cfg", u, reg, value))
-                    held[reg] = value
-                    issue(u, 0, 1)
-        begin = issue(u, ready_at[i], op.cycles)
         if op.nbytes:  # DMA: setup, then beats on the shared port, then latency; the zero
             # fill of a padded load runs from the start beside them and needs no port
             beats_at = max(begin + hw.dma_setup, port_free)
             port_free = beats_at + hw.beats(op.nbytes)
-            t_unit[u] = max(port_free + hw.dram_latency, begin + hw.dma_fill(op.fill))
-        finish = t_unit[u]
-        entries.append(("op", op))
-        pos[i] = count[u]
-        count[u] += 1
-        know_u[u] = pos[i]
-        targets = succ_units[i]
-        if targets:
-            clock = dict(know_u)  # the snapshot its signals carry (read only)
-        for c in (sorted(targets) if len(targets) > 1 else targets):
-            pair = (u, c)
-            flag = [False]
-            signals[pair].append((pos[i], clock, finish + 1, flag))
-            sigpos[pair].append(pos[i])
-            entries.append(("signal", u, pair, flag))
-            issue(u, finish, 1)
+            finish = t_unit[u] = max(port_free + hw.dram_latency, begin + hw.dma_fill(op.fill))
+        append(("op", op))
+        at = pos[i] = count[u]
+        count[u] = at + 1
+        know_u[u] = at
+        mask = succ_mask[i]
+        if mask:
+            clock = know_u[:]  # the snapshot its signals carry (read only)
+            targets = by_mask.get(mask)
+            if targets is None:
+                targets = by_mask[mask] = [c for c in order if mask >> rank[c] & 1]
+            for c in targets:
+                pair = u * nu + c
+                flag = [False]
+                signals[pair].append((at, clock, finish + 1, flag))
+                sigpos[pair].append(at)
+                append(("signal", units[u], pair_names[pair], flag))
+                # issue the signal (one cycle, once the op is done)
+                t_dispatch += 1
+                if len(q) >= depth and q[-depth] > t_dispatch:
+                    t_dispatch = q[-depth]
+                begin = t_dispatch
+                if t_unit[u] > begin:
+                    begin = t_unit[u]
+                if finish > begin:
+                    begin = finish
+                t_unit[u] = begin + 1
+                q.append(begin)
         done += 1
         for s in succs[i]:
             if finish > ready_at[s]:
                 ready_at[s] = finish
             indeg[s] -= 1
             if indeg[s] == 0:
-                heapq.heappush(heap, (start_of(by_id[s]), level[s], s))
-    if done != len(ops):
-        stuck = [op for op in ops if op.id not in pos][:3]
+                # its start now (as above)
+                c = uop[s]
+                qc = qstarts[c]
+                t = t_unit[c]
+                if t_dispatch + 1 > t:
+                    t = t_dispatch + 1
+                if len(qc) >= depth and qc[-depth] > t:
+                    t = qc[-depth]
+                if ready_at[s] > t:
+                    t = ready_at[s]
+                heappush(heap, (t, level[s], s))
+    if done != n:
+        stuck = [op for k, op in enumerate(ops) if pos[k] < 0][:3]
         raise CompilerError("internal: cyclic dependencies between ops: "
                             + "; ".join(f"[{o.unit}] {format_instruction(o.ins)}" for o in stuck))
