@@ -104,6 +104,13 @@ def check_instruction(instr: Instruction, target=None,
     (reset values when omitted); conv, pool and DMA extents depend on it. With target None
     only the target-independent rules (cfg register ownership and range) are checked.
     """
+    if target is not None and _passes(instr, target, regs):
+        return
+    _check_each_rule(instr, target, regs)
+
+
+def _check_each_rule(instr: Instruction, target, regs: Mapping[str, int] | None) -> None:
+    """check_instruction's rules one by one, in order, raising the first that fails."""
     check_cfg(instr)
     if target is None:
         return
@@ -142,6 +149,97 @@ class _Facts:
 @lru_cache(maxsize=64)  # Targets are immutable; equality ignores the tag, the name does not
 def _facts(target, tag) -> _Facts:
     return _Facts(target)
+
+
+_LAST: list = [None, None]  # [the Target checked last, its _Facts]: a compiler asks per instruction
+
+
+def _facts_of(target) -> _Facts:
+    if _LAST[0] is not target:  # hashing a Target (some 30 values) costs more than a check
+        _LAST[:] = target, _facts(target, target.tag)
+    return _LAST[1]
+
+
+class _Fast:
+    """One spec entry's rules on one Target, as plain tuples for _passes: the Target-limited
+    fields' legal (lo, hi) (a unit field: its legal codes), the buffer address fields (their
+    fixed buffer, or the field that selects it), the window kind and the DMA's element bytes."""
+
+    def __init__(self, instr: Instruction, facts: _Facts):
+        self.ins = instr.spec
+        plan = _plan(instr, facts.dataflow)
+        units = load_spec().enums["unit"].names
+        self.ranges, self.units, self.ok = [], [], True
+        for f, limit in plan.limited:
+            if limit == "unit":
+                self.units.append((f.name, frozenset(v for v, u in units.items()
+                                                     if u in facts.units)))
+            elif limit in facts.limits:
+                self.ranges.append((f.name, *facts.limits[limit]))
+            else:  # an unknown target_max: the rule-by-rule check raises its SpecError
+                self.ok = False
+        buffers = load_spec().enums["buf"]
+        self.buffers = tuple((f.name, f.buffer if f.buffer in buffers.values else None,
+                              f.buffer) for f in plan.buffered)
+        self.window = plan.window
+        self.dma = plan.dma
+        # a load/store's SRAM address field, whose buffer's element bytes its DRAM bytes take
+        self.sram = next((b for b in self.buffers if b[0] == "sram"), None)
+        if self.dma and self.sram is None:
+            self.ok = False
+        self.cfg = instr.spec.mnemonic == "cfg"
+
+
+_FAST: dict = {}  # (id(_Facts), id(InstructionSpec)) -> _Fast (which holds the entry alive)
+
+
+def _passes(instr: Instruction, target, regs: Mapping[str, int] | None) -> bool:
+    """Whether `instr` passes every rule of check_instruction on the npu `target` (False
+    also where a rule might fail: then the rules are checked one by one, and the first that
+    fails raises its error). The same rules, read from per-entry tuples."""
+    if target.kind != "npu":
+        return False
+    facts = _facts_of(target)
+    key = (id(facts), id(instr.spec))
+    fast = _FAST.get(key)
+    if fast is None or fast.ins is not instr.spec:
+        fast = _FAST[key] = _Fast(instr, facts)
+    if fast.cfg or not fast.ok:  # a cfg: few, and its rule reads the spec's registers
+        return False
+    f = instr.fields
+    for name, lo, hi in fast.ranges:
+        if not lo <= f[name] <= hi:
+            return False
+    for name, codes in fast.units:
+        if f[name] not in codes:
+            return False
+    if fast.window or fast.dma:  # only these read the unit's registers
+        regs = {**_reset_file(), **regs} if regs else _reset_file()
+        if fast.window:
+            oh, ow = window_out_hw(fast.window, f, regs)
+            if oh < 1 or ow < 1:
+                return False
+    touched = extents(instr, regs)
+    elems, names = facts.buffer_elems, _buffer_names()
+    for name, fixed, selector in fast.buffers:
+        size = elems[fixed or names[f[selector]]]
+        start = f[name]
+        if start >= size:
+            return False
+        extent = touched.get(name)
+        if extent is not None and start + extent.count > size:
+            return False
+    if fast.dma:
+        _, fixed, selector = fast.sram
+        elem = facts.elem_bytes[fixed or names[f[selector]]]
+        if dram_end(f, regs["dma_planes"], regs["dma_plane_stride"], elem) > facts.dram_bytes:
+            return False
+    return True
+
+
+@lru_cache(maxsize=1)
+def _buffer_names() -> Mapping[int, str]:
+    return load_spec().enums["buf"].names
 
 
 class _Plan:

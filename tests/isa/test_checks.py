@@ -1,6 +1,8 @@
 """isa.checks: every target_max limit, buffer bounds and extents, cfg ownership and range."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import compiler.backends  # noqa: F401 - the cpu and gpu Target kinds come with it
 from isa.checks import (TARGET_LIMITS, TargetCheckError, check_instruction, executing_unit,
@@ -185,3 +187,51 @@ def test_executing_unit():
     assert executing_unit(instruction("wait", unit="vector")) == "vector"
     assert executing_unit(gemm()) == "matrix"
     assert executing_unit(instruction("halt")) == "dispatch"
+
+
+# check_instruction's fast path (per-entry tuples, isa.checks._passes) must pass exactly
+# what the rules checked one by one pass: random instructions, registers and Targets
+_SMALL = {"in_h": 12, "in_w": 12, "rows": 12, "cols": 40, "planes": 4, "len": 5000, "m": 40,
+          "channels": 40, "cin": 40}
+_TARGETS = [EDGE, TINY, GOOGLE, Target.from_string("npu-edge -dataflow=os"),
+            Target.from_string("npu-edge -depthwise-mode=1")]
+
+
+@st.composite
+def _case(draw):
+    spec = load_spec()
+    target = draw(st.sampled_from(_TARGETS))
+    entries = [i for i in spec.instructions if i.mnemonic != "cfg"]
+    dma = [i for i in entries if i.cls == "dma"]
+    entry = draw(st.one_of(st.sampled_from(entries), st.sampled_from(dma)))
+    end = target.derived.dram_bytes
+    fields = {}
+    for f in entry.fields:
+        if f.enum:
+            fields[f.name] = draw(st.sampled_from(sorted(spec.enums[f.enum].names)))
+            continue
+        lo, hi = f.legal
+        # mostly small values (so that some fit a Target), sometimes anything legal, and
+        # DRAM addresses about the Target's DRAM end
+        small = st.integers(lo, min(hi, max(lo, _SMALL.get(f.name, 70000))))
+        near = [st.integers(max(lo, end - 4096), min(hi, end))] * 3 if f.name == "dram" else []
+        fields[f.name] = draw(st.one_of(small, small, st.integers(lo, hi), *near))
+    regs = draw(st.fixed_dictionaries({}, optional={
+        "conv_kh": st.integers(1, 7), "conv_kw": st.integers(1, 7),
+        "conv_stride_h": st.integers(1, 3), "conv_pad_top": st.integers(0, 3),
+        "pool_kh": st.integers(1, 5), "pool_stride_w": st.integers(1, 3),
+        "dma_planes": st.integers(1, 300), "dma_plane_stride": st.integers(0, 1 << 12)}))
+    return instruction(entry.mnemonic, **fields), target, regs
+
+
+@settings(max_examples=600, deadline=None)
+@given(case=_case())
+def test_the_fast_path_passes_exactly_what_the_rules_pass(case):
+    from isa.checks import _check_each_rule, _passes
+    instr, target, regs = case
+    try:
+        _check_each_rule(instr, target, regs)
+        ok = True
+    except TargetCheckError:
+        ok = False
+    assert _passes(instr, target, regs) == ok

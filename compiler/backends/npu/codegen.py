@@ -109,27 +109,67 @@ def _program(lowered, streams, dram, source) -> tuple:
             tensors[tname] = TensorDecl(dram.addr(lowered, v), tuple(info.shape), info.dtype)
             notes.tensors[tname] = f"model {kind} '{v}'"
     halt = make_instruction("halt")
+    # The checks: every instruction against the Target, with the config registers its unit
+    # holds at that point of the stream (conv, pool and DMA extents depend on them). The
+    # check is a function of (instruction, Target, registers), and an instruction is its
+    # word: one met again under the same register file (a sync, a cfg, a vector op on a
+    # reused slot) has passed already, so it is not checked twice. Register files are kept
+    # one per content (a DMA's cfgs switch dma_planes back and forth: the file it returns to
+    # is the one met before), so "the same file" is the same object.
+    reset: dict = {}           # the file of a unit no cfg has written yet
+    files = {(): reset}        # content -> its one file (alive, so that the ids stay unique)
+    after_cfg: dict = {}       # (id(file), reg, value) -> the file a cfg makes of it
+    passed: set = set()        # (word, id(register file)) that passed
+    known: dict = {}           # id(instruction) -> (word, unit, is a cfg)
+    reg_names = load_spec().enums["reg"].names
     cores, words, labels, layer_of = [], [], {}, []
     for c, stream in enumerate(streams):
         instrs, runs, seen, last = [], [], set(), None
         before, after, names = {}, {}, {}
-        for e, ins in stream.instructions():
-            index = len(instrs)
-            layer = e[1].layer if e[0] == "op" else last
-            if e[0] == "op":
+        core_words, regs, failed = [], {}, None
+        # one pass over the stream: its instructions (signals nobody waited for dropped),
+        # their words and checks, the layer runs and the comments
+        items = stream.instructions()
+        items.append((halt, None))
+        for index, (ins, op) in enumerate(items):
+            if op is not None:
+                layer = op.layer
                 if layer not in seen:
                     seen.add(layer)
                     lay = lowered.layers[layer]
                     before[index] = [f"---- layer {layer}: {lay.name} ({_describe(lay)})"]
                     names[label(layer, lay.name)] = index
-                if e[1].comment:
-                    after[index] = e[1].comment
-            if layer != last and layer is not None:
-                runs.append([index, layer])
-                last = layer
+                if op.comment:
+                    after[index] = op.comment
+                if layer != last:
+                    runs.append([index, layer])
+                    last = layer
             instrs.append(ins)
-        instrs.append(halt)
-        words.append(_check(instrs, target, c, runs, lowered))
+            facts = known.get(id(ins))
+            if facts is None:  # the instructions stay alive in `cores`: their ids too
+                facts = known[id(ins)] = (encode_word(ins), executing_unit(ins),
+                                          ins.spec.mnemonic == "cfg")
+            word, unit, is_cfg = facts
+            core_words.append(word)
+            held = regs.get(unit, reset)
+            if (word, id(held)) not in passed:
+                try:
+                    check_instruction(ins, target, held)
+                    passed.add((word, id(held)))
+                except TargetCheckError as e:
+                    if failed is None:  # raised below, once every layer run is known
+                        failed = (index, ins, e)
+            if is_cfg:
+                fields = ins.fields
+                step = (id(held), fields["reg"], fields["value"])
+                new = after_cfg.get(step)
+                if new is None:
+                    new = {**held, reg_names[fields["reg"]]: fields["value"]}
+                    new = after_cfg[step] = files.setdefault(tuple(sorted(new.items())), new)
+                regs[unit] = new
+        if failed is not None:
+            _refuse(*failed, target, c, runs, lowered)
+        words.append(core_words)
         cores.append(instrs)
         if names:
             labels[c] = names
@@ -141,50 +181,15 @@ def _program(lowered, streams, dram, source) -> tuple:
     return program, notes, dram, layer_of
 
 
-def _check(instrs: list, target, core: int, runs: list, lowered) -> list:
-    """Every instruction against the Target, with the config registers its unit holds at
-    that point of the stream (conv, pool and DMA extents depend on them); returns the words.
-    The check is a function of (instruction, Target, registers), and an instruction is its
-    word: one met again under the same register file (a sync, a cfg, a vector op on a reused
-    slot) has passed already, so it is not checked twice. Register files are kept one per
-    content (a DMA's cfgs switch dma_planes back and forth: the file it returns to is the
-    one met before), so "the same file" is the same object."""
-    reset: dict = {}           # the file of a unit no cfg has written yet
-    regs: dict = {}            # unit -> its register file; a cfg makes another, never edits
-    files = {(): reset}        # content -> its one file (alive, so that the ids stay unique)
-    after = {}                 # (id(file), reg, value) -> the file a cfg makes of it
-    passed = set()             # (word, id(register file)) that passed
-    words, known = [], {}      # id(instruction) -> (word, unit, is a cfg), for the shared ones
-    reg_names = load_spec().enums["reg"].names
-    for i, ins in enumerate(instrs):
-        facts = known.get(id(ins))
-        if facts is None:
-            facts = known[id(ins)] = (encode_word(ins), executing_unit(ins),
-                                      ins.spec.mnemonic == "cfg")
-        word, unit, is_cfg = facts
-        words.append(word)
-        held = regs.get(unit, reset)
-        if (word, id(held)) not in passed:
-            try:
-                check_instruction(ins, target, held)
-            except TargetCheckError as e:
-                # an instruction before a layer's first op (its cfg, a wait) is that layer's
-                layer = max((r for r in runs if r[0] <= i), default=runs[0] if runs else None,
-                            key=lambda r: r[0])
-                where = f"layer '{lowered.layers[layer[1]].name}', " if layer else ""
-                raise CompilerError(f"{where}core {core} instruction {i} "
-                                    f"({format_instruction(ins)}) does not fit "
-                                    f"{target_name(target)}: {e} (a code generator bug: "
-                                    "please report it)") from None
-            passed.add((word, id(held)))
-        if is_cfg:
-            step = (id(held), ins.fields["reg"], ins.fields["value"])
-            new = after.get(step)
-            if new is None:
-                new = {**held, reg_names[ins.fields["reg"]]: ins.fields["value"]}
-                new = after[step] = files.setdefault(tuple(sorted(new.items())), new)
-            regs[unit] = new
-    return words
+def _refuse(i: int, ins, e: TargetCheckError, target, core: int, runs: list, lowered):
+    """Instruction i failed its Target check: a CompilerError naming its layer."""
+    # an instruction before a layer's first op (its cfg, a wait) is that layer's
+    layer = max((r for r in runs if r[0] <= i), default=runs[0] if runs else None,
+                key=lambda r: r[0])
+    where = f"layer '{lowered.layers[layer[1]].name}', " if layer else ""
+    raise CompilerError(f"{where}core {core} instruction {i} ({format_instruction(ins)}) does "
+                        f"not fit {target_name(target)}: {e} (a code generator bug: please "
+                        "report it)") from None
 
 
 def _tensor_name(v: str) -> str:

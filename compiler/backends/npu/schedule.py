@@ -47,33 +47,37 @@ class Stream:
         return self.pairs[pair]
 
     def instructions(self) -> list:
-        """(entry, isa Instruction) in stream order; signals nobody waited for are dropped.
-        The sync and cfg instructions repeat a few forms thousands of times: each form is
-        built (and validated) once and shared, as decoding a program shares them too."""
+        """(isa Instruction, its Op or None) in stream order; signals nobody waited for are
+        dropped. The sync and cfg instructions repeat a few forms thousands of times: each
+        form is built (and validated) once and shared, as decoding a program shares them too."""
         made: dict = {}
-
-        def once(key, mnemonic: str, **fields):
-            ins = made.get(key)
-            if ins is None:
-                ins = made[key] = make_instruction(mnemonic, **fields)
-            return ins
-
         out = []
+        append = out.append
+        pairs = self.pairs
         for e in self.entries:
             kind = e[0]
             if kind == "op":
-                out.append((e, e[1].ins))
-            elif kind == "cfg":
-                out.append((e, once(e, "cfg", unit=e[1], reg=e[2], value=e[3])))
+                append((e[1].ins, e[1]))
+                continue
+            if kind == "signal":
+                if not e[3][0]:
+                    continue
+                key = ("signal", e[1], pairs[e[2]])
             elif kind == "wait":
-                sem = self.pairs[e[2]]
-                out.append((e, once(("wait", e[1], sem), "wait", unit=e[1], sem=sem)))
-            elif kind == "signal":
-                if e[3][0]:
-                    sem = self.pairs[e[2]]
-                    out.append((e, once(("signal", e[1], sem), "signal", unit=e[1], sem=sem)))
+                key = ("wait", e[1], pairs[e[2]])
+            elif kind == "cfg":
+                key = e
             else:
-                out.append((e, e[1]))
+                append((e[1], None))
+                continue
+            ins = made.get(key)
+            if ins is None:
+                if kind == "cfg":
+                    ins = make_instruction("cfg", unit=e[1], reg=e[2], value=e[3])
+                else:
+                    ins = make_instruction(kind, unit=key[1], sem=key[2])
+                made[key] = ins
+            append((ins, None))
         return out
 
 
