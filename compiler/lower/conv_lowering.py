@@ -15,7 +15,7 @@ from .epilogue import Epilogue
 from .fold import FoldCopyLayer, fold, fold_strided, make_fold_copy, with_fold_copy
 from .geometry import ConvGeom, space_to_depth, subsample
 from .im2col import Im2colCopyLayer, im2col, make_im2col_copy, with_im2col_copy
-from .tconv import TConvLayer, choose_tconv, live_columns, live_passes
+from .tconv import TConvLayer, applies, choose_tconv, live_columns, live_passes
 
 SWAP_MARGIN = 0.9
 STACK_MARGIN = 0.98  # the stacked form's estimate is close (545.6k, simulated 537.7k on layer3.0.2)
@@ -126,10 +126,11 @@ def plain_or_swapped(lw, n: Node, x_in: str, geom: ConvGeom, w, epi: Epilogue,
                                             note=note, useful_macs=useful, sub=sub,
                                             by_rows=by_rows)])
     swapped = None
-    if "swap" in lw.rewrites:
-        swapped = choose_tconv(per_core(lw, geom, rows=False), epi, lw.hw,
-                               len(live_passes(w, lw.hw.rows)), table_channels=geom.cout,
-                               columns=len(live_columns(w, lw.hw.rows)),
+    share = per_core(lw, geom, rows=False) if "swap" in lw.rewrites else None
+    if share is not None and applies(share):  # (choose_tconv's None otherwise)
+        live = live_passes(w, lw.hw.rows)  # the weights read once for both counts
+        swapped = choose_tconv(share, epi, lw.hw, len(live), table_channels=geom.cout,
+                               columns=len(live_columns(w, lw.hw.rows, live)),
                                stack="stack" in lw.rewrites, sub=sub)
     # its estimate is the rougher one (DRAM round trips, tails): demand a clear win
     margin = STACK_MARGIN if swapped is not None and swapped.stack else SWAP_MARGIN

@@ -21,12 +21,13 @@ that other gemms started."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import wraps
 from math import ceil
 
 import numpy as np
 
-from .conv import pick
+from .conv import _frozen, pick
 from .cost import FIELD_MAX, Hw
 from .epilogue import Epilogue
 from .geometry import ConvGeom
@@ -234,10 +235,11 @@ def live_passes(w: np.ndarray, rows: int) -> list:
     return live or every[:1]
 
 
-def live_columns(w: np.ndarray, rows: int) -> list:
-    """(None, dx, c0, c1) of every (kernel column, channel block) with a live pass at any dy."""
+def live_columns(w: np.ndarray, rows: int, live: list | None = None) -> list:
+    """(None, dx, c0, c1) of every (kernel column, channel block) with a live pass at any dy;
+    `live`: live_passes(w, rows) when the caller has it already."""
     seen = []
-    for _, dx, c0, c1 in live_passes(w, rows):
+    for _, dx, c0, c1 in (live_passes(w, rows) if live is None else live):
         if (None, dx, c0, c1) not in seen:
             seen.append((None, dx, c0, c1))
     return sorted(seen, key=lambda p: (p[1], p[2]))
@@ -289,6 +291,29 @@ def applies(g: ConvGeom) -> bool:
         max(g.pads) <= FIELD_MAX["pad"] and g.cin <= FIELD_MAX["planes"]
 
 
+_CHOSEN: dict = {}  # choose_tconv's answers: a network repeats its blocks' convs
+
+
+def _memoized(choose):
+    """choose_tconv answered once per key: it is a pure function of the geometry, the Hw, what
+    it reads of the epilogue (as conv.choose_schedule: its vector ops, table and scratch
+    sizes) and its counts; each caller gets its own copy of the schedule's estimates."""
+    @wraps(choose)
+    def chosen(g: ConvGeom, epi: Epilogue, hw: Hw, passes: int | None = None,
+               table_channels: int | None = None, columns: int | None = None,
+               stack: bool = True, sub=None) -> TConvSchedule | None:
+        key = (_frozen(g), epi.quantized, bool(epi.residual), tuple(epi.vector_ops()),
+               _frozen(hw), passes, table_channels, columns, stack, sub)
+        if key not in _CHOSEN:
+            if len(_CHOSEN) >= 4096:
+                _CHOSEN.clear()
+            _CHOSEN[key] = choose(g, epi, hw, passes, table_channels, columns, stack, sub)
+        hit = _CHOSEN[key]
+        return None if hit is None else replace(hit, est=dict(hit.est))
+    return chosen
+
+
+@_memoized
 def choose_tconv(g: ConvGeom, epi: Epilogue, hw: Hw, passes: int | None = None,
                  table_channels: int | None = None, columns: int | None = None,
                  stack: bool = True, sub=None) -> TConvSchedule | None:

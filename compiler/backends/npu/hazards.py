@@ -43,14 +43,32 @@ class IntervalMap:
         i = bisect_right(self.starts, lo) - 1
         if i >= 0:
             seg = self.segs[i]
-            if seg[0] == lo and seg[1] == hi:  # exactly one known segment: a slot reused
-                if seg[2] is not None:
-                    deps.add(seg[2])
+            if seg[1] >= hi:  # inside one known segment (most accesses: a slot or a tile)
+                s_lo, s_hi, w, rs = seg
+                if w is not None:
+                    deps.add(w)
+                if s_lo == lo and s_hi == hi:  # exactly it: a slot reused
+                    if write:
+                        deps.update(rs)
+                        self.segs[i] = [lo, hi, op, []]
+                    else:
+                        rs.append(op)
+                    return
+                # split it in two or three (what _span does), the middle one this access's
                 if write:
-                    deps.update(seg[3])
-                    self.segs[i] = [lo, hi, op, []]
+                    deps.update(rs)
+                    mid = [lo, hi, op, []]
                 else:
-                    seg[3].append(op)
+                    mid = [lo, hi, w, rs + [op]]
+                new, at = [mid], [lo]
+                if s_lo < lo:
+                    new.insert(0, [s_lo, lo, w, rs])
+                    at.insert(0, s_lo)
+                if hi < s_hi:
+                    new.append([hi, s_hi, w, list(rs)])
+                    at.append(hi)
+                self.segs[i:i + 1] = new
+                self.starts[i:i + 1] = at
                 return
         i, j = self._span(lo, hi)
         for seg in self.segs[i:j]:
