@@ -66,12 +66,13 @@ def generate(lowered, sync: str = "auto", progress=None, source: str | None = No
     streams = [Stream(hw, units) for _ in range(cores)]
     pending = [[] for _ in range(cores)]
     made: dict = {}            # the Instructions built so far, shared (see Emitter.ins)
+    costs: dict = {}           # the cost model's cycles per shape, shared (Emitter.costs)
     for li, layer in enumerate(lowered.layers):
         for c in range(cores):
             items = work(layer, hw, c, cores)
             if not items:
                 continue
-            em = Emitter(hw, trackers[c], li, layer.name, made)
+            em = Emitter(hw, trackers[c], li, layer.name, made, costs)
             generator_for(layer).gen(em, layer, items, dram, lowered, f"L{li}")
             pending[c] += em.ops
         if sync == "barrier":

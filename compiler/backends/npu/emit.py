@@ -46,7 +46,7 @@ class Emitter:
     """Collects one core's ops of one layer; DRAM addresses are bytes, SRAM are elements."""
 
     def __init__(self, hw: Hw, tracker, layer_index: int, layer_name: str,
-                 made: dict | None = None):
+                 made: dict | None = None, costs: dict | None = None):
         self.hw = hw
         self.tracker = tracker
         self.layer = layer_index
@@ -55,6 +55,9 @@ class Emitter:
         # a model's instructions repeat one already made (a vector op on a reused slot, a
         # reloaded weight tile), and one object is built, encoded and checked once
         self.made = {} if made is None else made
+        # (mnemonic, shape) -> the cost model's cycles, shared likewise: a program asks for a
+        # few hundred shapes some 10^4 times (the rules cannot change during one codegen)
+        self.costs = {} if costs is None else costs
         self.chan = channel_map(hw.dma_engines)
         self.chan_index = {role: int(unit[3:]) for role, unit in self.chan.items()}  # dmaN -> N
         self.ops: list = []
@@ -104,12 +107,20 @@ class Emitter:
         nbytes = count * eb
         last = dram_end(dict(dram=dram, rows=rows, cols=cols, stride=stride), planes,
                         plane_stride, eb)
-        ins = self.ins("load", chan=self.chan_index[role], sram=(buffer, sram), dram=dram,
-                       rows=rows, cols=cols, stride=stride, pad_top=pt, pad_bottom=pb,
-                       pad_left=pl, pad_right=pr)
+        chan = self.chan_index[role]
+        key = ("load", chan, buffer, sram, dram, rows, cols, stride, pads)
+        ins = self.made.get(key)  # (ins() keys are (mnemonic, *field pairs): no clash)
+        if ins is None:
+            ins = self.made[key] = self.ins(
+                "load", chan=chan, sram=(buffer, sram), dram=dram, rows=rows, cols=cols,
+                stride=stride, pad_top=pt, pad_bottom=pb, pad_left=pl, pad_right=pr)
         regs = {"dma_planes": planes, "dma_plane_stride": plane_stride if planes > 1 else 0}
+        shape = ("load", nbytes, fill)
+        cycles = self.costs.get(shape)
+        if cycles is None:
+            cycles = self.costs[shape] = self.hw.dma(nbytes, fill)
         return self.add(Op(self.chan[role], ins,
-                           self.hw.dma(nbytes, fill), reads=(("dram", dram, last),),
+                           cycles, reads=(("dram", dram, last),),
                            writes=((buffer, sram, sram + extent),), regs=regs, comment=comment,
                            nbytes=nbytes, fill=fill))
 
@@ -120,11 +131,18 @@ class Emitter:
         count = planes * rows * cols
         last = dram_end(dict(dram=dram, rows=rows, cols=cols, stride=stride), planes,
                         plane_stride, eb)
-        ins = self.ins("store", chan=self.chan_index[role], sram=(buffer, sram), dram=dram,
-                       rows=rows, cols=cols, stride=stride)
+        chan = self.chan_index[role]
+        key = ("store", chan, buffer, sram, dram, rows, cols, stride)
+        ins = self.made.get(key)
+        if ins is None:
+            ins = self.made[key] = self.ins("store", chan=chan, sram=(buffer, sram), dram=dram,
+                                            rows=rows, cols=cols, stride=stride)
         regs = {"dma_planes": planes, "dma_plane_stride": plane_stride if planes > 1 else 0}
-        return self.add(Op(self.chan[role], ins,
-                           self.hw.dma(count * eb, mnemonic="store"),
+        shape = ("store", count * eb)
+        cycles = self.costs.get(shape)
+        if cycles is None:
+            cycles = self.costs[shape] = self.hw.dma(count * eb, mnemonic="store")
+        return self.add(Op(self.chan[role], ins, cycles,
                            reads=((buffer, sram, sram + count),),
                            writes=(("dram", dram, last),), regs=regs, comment=comment,
                            nbytes=count * eb))
@@ -188,15 +206,22 @@ class Emitter:
     def gemm(self, ibuf: int, wbuf: int, abuf: int, m: int, k: int, n: int, acc: bool,
              comment: str = "", wt: bool = False) -> Op:
         """wt: the wbuf tile is stored n x k (an activation's rows, e.g. K of Q.K^T)."""
-        fields = dict(ibuf=ibuf, wbuf=wbuf, abuf=abuf, m=m, k=k, n=n, acc=1 if acc else 0)
-        if wt:  # only then: every other program's instructions stay the objects they were
-            fields["wt"] = 1
-        ins = self.ins("gemm", **fields)
-        reads = [("ibuf", ibuf, ibuf + m * k), ("wbuf", wbuf, wbuf + k * n)]
-        if acc:
-            reads.append(("abuf", abuf, abuf + m * n))
-        return self.add(Op("matrix", ins, self.hw.gemm(m, k, n),
-                           reads=tuple(reads), writes=(("abuf", abuf, abuf + m * n),),
+        a = 1 if acc else 0
+        key = ("gemm", ibuf, wbuf, abuf, m, k, n, a, wt)
+        ins = self.made.get(key)
+        if ins is None:
+            fields = dict(ibuf=ibuf, wbuf=wbuf, abuf=abuf, m=m, k=k, n=n, acc=a)
+            if wt:  # only then: every other program's instructions stay the objects they were
+                fields["wt"] = 1
+            ins = self.made[key] = self.ins("gemm", **fields)
+        shape = ("gemm", m, k, n)
+        cycles = self.costs.get(shape)
+        if cycles is None:
+            cycles = self.costs[shape] = self.hw.gemm(m, k, n)
+        out = abuf + m * n
+        reads = (("ibuf", ibuf, ibuf + m * k), ("wbuf", wbuf, wbuf + k * n), ("abuf", abuf, out)) \
+            if acc else (("ibuf", ibuf, ibuf + m * k), ("wbuf", wbuf, wbuf + k * n))
+        return self.add(Op("matrix", ins, cycles, reads=reads, writes=(("abuf", abuf, out),),
                            comment=comment, macs=m * k * n))
 
     # ---------------------------------------------------------------- vector
@@ -212,7 +237,10 @@ class Emitter:
             reads.append((src1[0], src1[1], src1[1] + n1))
             extra["src1"] = src1
         ins = self.ins(mnemonic, dst=dst, src0=src0, len=length, **extra)
-        cycles = self.hw.cycles(mnemonic, len=length)
+        shape = (mnemonic, length)
+        cycles = self.costs.get(shape)
+        if cycles is None:
+            cycles = self.costs[shape] = self.hw.cycles(mnemonic, len=length)
         return self.add(Op("vector", ins, cycles,
                            reads=tuple(reads), writes=((dst[0], dst[1], dst[1] + length),),
                            comment=comment))
