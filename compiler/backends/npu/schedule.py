@@ -147,7 +147,7 @@ def schedule(ops: list, stream: Stream) -> None:
     t_dispatch = 0
     entries = stream.entries
     append = entries.append
-    heappush, heappop = heapq.heappush, heapq.heappop
+    heappush, heappop, heapreplace = heapq.heappush, heapq.heappop, heapq.heapreplace
 
     # ties (ops that could start at the same cycle) go to the op with the longest estimated
     # path to the end (its bottom level), then to program order: a copy streaming on a DMA
@@ -165,20 +165,25 @@ def schedule(ops: list, stream: Stream) -> None:
     done = 0
     while heap:
         est, lv, i = heappop(heap)
-        u = uop[i]
-        # its start: after the dispatcher's next slot, its unit's last op, a free queue slot
-        # and its dependencies
-        q = qstarts[u]
-        now = t_unit[u]
-        if t_dispatch + 1 > now:
-            now = t_dispatch + 1
-        if len(q) >= depth and q[-depth] > now:
-            now = q[-depth]
-        if ready_at[i] > now:
-            now = ready_at[i]
-        if now > est and heap and (now, lv) > heap[0][:2]:  # stale: let the others go first
-            heappush(heap, (now, lv, i))
-            continue
+        while True:
+            u = uop[i]
+            # its start: after the dispatcher's next slot, its unit's last op, a free queue
+            # slot and its dependencies
+            q = qstarts[u]
+            now = t_unit[u]
+            if t_dispatch + 1 > now:
+                now = t_dispatch + 1
+            if len(q) >= depth and q[-depth] > now:
+                now = q[-depth]
+            if ready_at[i] > now:
+                now = ready_at[i]
+            if now <= est or not heap:
+                break
+            top = heap[0]
+            if now < top[0] or (now == top[0] and lv <= top[1]):
+                break
+            # stale: back in at its start, and the others go first (one sift for both)
+            est, lv, i = heapreplace(heap, (now, lv, i))
         op = ops[i]
         know_u = know[u]
         # waits: every dependency on another unit not yet known complete
