@@ -374,8 +374,13 @@ def _frozen(v):
 
 
 def _choose(geom: ConvGeom, epi: Epilogue, hw: Hw, name: str,
-            table_channels: int | None = None) -> ConvSchedule:
+            table_channels: int | None = None, prune: bool = True) -> ConvSchedule:
+    """pick() of every feasible estimate; `prune`: the loop orders of a tile size whose
+    matrix cycles (the same in every order, and under each order's total) already exceed
+    the cheapest so far by more than TOLERANCE are not estimated: pick() would never keep
+    them, so the choice is the same (tests/compiler/test_lower_tiling.py holds it)."""
     cands, costs = [], {}
+    best = None               # the cheapest estimate so far
     grouped = geom.groups > 1
     cr = geom.cin_range(0, min(hw.cols, geom.cout))
     cr = cr[1] - cr[0] if grouped else geom.cin
@@ -388,6 +393,10 @@ def _choose(geom: ConvGeom, epi: Epilogue, hw: Hw, name: str,
                 s = estimate(geom, epi, hw, rows, cq, order, costs, table_channels)
                 if s is not None:
                     cands.append(s)
+                    if best is None or s.est["cycles"] < best:
+                        best = s.est["cycles"]
+                    if prune and s.est["matrix"] > best * (1 + TOLERANCE):
+                        break  # the other orders of this tile size cost at least as much
     if not cands:
         g = geom
         raise CompilerError(

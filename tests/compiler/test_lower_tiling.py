@@ -202,3 +202,29 @@ def test_swapped_schedule_of_one_cores_share_leaves_room_for_the_whole_layers_ta
     words = s.m_tile * s.n * nblk + 2 * s.part * s.m_tile + epi.table_words(full.cout) + \
         epi.scratch_words(s.part * s.m_tile)
     assert words <= hw.buffer_elems["abuf"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(tag=st.sampled_from(TAGS + ["npu-edge -dataflow=os", "npu-edge -dram-bw=32",
+                                   "npu-edge -array=32x32", "npu-server -dma-engines=1"]),
+       hw_=st.integers(1, 60), k=st.sampled_from([1, 3, 5, 7]), stride=st.integers(1, 2),
+       cin=st.sampled_from([3, 16, 48, 64, 128, 256, 512]),
+       cout=st.sampled_from([8, 64, 100, 256, 512]), groups=st.booleans(),
+       residual=st.booleans(), quantized=st.booleans())
+def test_the_pruned_tile_search_chooses_what_the_full_one_does(tag, hw_, k, stride, cin, cout,
+                                                               groups, residual, quantized):
+    from compiler.lower.conv import _choose
+    hw = Hw.from_target(Target.create(tag))
+    c = cin if groups else cout  # depthwise when grouped
+    geom = ConvGeom(1, hw_ + k, hw_ + k, cin, c, k, k, stride, stride, (k // 2,) * 4,
+                    groups=cin if groups else 1)
+    ones = np.ones(c)
+    epi = Epilogue(bias=ones, mult=ones if quantized else None,
+                   shift=ones if quantized else None, act="relu",
+                   residual="r" if residual else None)
+    try:
+        full = _choose(geom, epi, hw, "conv", prune=False)
+    except CompilerError:
+        return
+    pruned = _choose(geom, epi, hw, "conv")
+    assert pruned == full and pruned.est == full.est
