@@ -75,11 +75,15 @@ class MemoryImage:
         return self.const_top - self.const_base
 
     def image(self) -> bytes:
-        """The constants region, to be copied to address `const_base`."""
-        out = bytearray(self.const_bytes)
+        """The constants region, to be copied to address `const_base`: the blobs (appended
+        at rising addresses by const()) with the alignment zeros between them, joined in one
+        copy (a ResNet's constants are megabytes)."""
+        parts, at = [], self.const_base
         for addr, raw in self.blobs:
-            out[addr - self.const_base:addr - self.const_base + len(raw)] = raw
-        return bytes(out)
+            parts += [bytes(addr - at), raw]
+            at = addr + len(raw)
+        parts.append(bytes(self.const_top - at))
+        return b"".join(parts)
 
     def constants(self) -> np.ndarray:
         """The constants as a uint8 array of at least ALIGN bytes (a blob of its own)."""
