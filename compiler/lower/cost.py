@@ -106,13 +106,16 @@ class Hw:
     def cycles(self, mnemonic: str, **operands) -> int:
         """Cycles of one `mnemonic` instruction with these operands (the names its spec
         formula uses: len, m/k/n, bytes/fill, oh/ow/kh/kw/channels, ...)."""
-        ins = self._instructions.get(mnemonic)
-        if ins is None:
-            ins = self._instructions[mnemonic] = (self.spec or load_spec()).instruction(mnemonic)
+        known = self._instructions.get(mnemonic)
+        if known is None:
+            ins = (self.spec or load_spec()).instruction(mnemonic)
+            known = self._instructions[mnemonic] = (ins, ins.timing_for(self.dataflow))
+        ins, name = known
         # timing.cycles(self.params, ins, **operands) without its two extra calls: lowering
-        # and codegen ask this some 10^5 times per model. The rule is looked up per call
-        # (timing.override may swap it); on a failure timing.cycles raises its own error.
-        rule = timing.RULES.get(ins.timing_for(self.dataflow))
+        # and codegen ask this some 10^5 times per model. The rule is looked up by its name
+        # per call (timing.override may swap it); on a failure timing.cycles raises its own
+        # error.
+        rule = timing.RULES.get(name)
         if rule is not None:
             try:
                 return rule(self.params, **operands)
@@ -122,7 +125,8 @@ class Hw:
 
     @functools.cached_property
     def _instructions(self) -> dict:
-        """Spec entries by mnemonic, looked up once (the tile choosers ask for thousands)."""
+        """(spec entry, its rule's name on this dataflow) by mnemonic, looked up once (the
+        tile choosers ask for thousands)."""
         return {}
 
     @functools.cached_property

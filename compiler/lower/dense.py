@@ -103,6 +103,12 @@ def _choose_dense(k: int, n: int, epi: Epilogue, hw: Hw, kb: int) -> DenseSchedu
     share = ceil(n / hw.num_cores)  # with several cores, each takes whole tiles of its share
     n_opts = sorted({ceil(n / t) for t in range(1, n + 1)
                      if ceil(n / t) <= min(FIELD_MAX["channels"], share)}, reverse=True)[:64]
+    gemms: dict = {}  # (tile width, depth) -> hw.gemm: the blocks of a width share a depth
+
+    def gemm(nt: int, depth: int) -> int:
+        if (nt, depth) not in gemms:
+            gemms[nt, depth] = hw.gemm(nt, depth, 1)
+        return gemms[nt, depth]
     for nt in n_opts:
         tiles = ceil(n / nt)
         acc = nt
@@ -111,7 +117,7 @@ def _choose_dense(k: int, n: int, epi: Epilogue, hw: Hw, kb: int) -> DenseSchedu
                 or k > hw.buffer_elems["wbuf"]:
             continue
         # what does not depend on the group, once per tile width
-        matrix = tiles * sum(hw.gemm(nt, min(kb, k - b), 1) for b in range(0, k, kb))
+        matrix = tiles * sum(gemm(nt, min(kb, k - b)) for b in range(0, k, kb))
         epi_cycles = epi.cycles(hw, nt)
         vector = tiles * epi_cycles
         for group in sorted({1, 2, 4, 8, 16, 32, nblk}):

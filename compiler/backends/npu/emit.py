@@ -15,6 +15,7 @@ from ...lower.cost import FIELD_MAX, ROLES, Hw  # noqa: F401 (ROLES: re-exported
 from ...lower.cost import channel_map as lower_channel_map
 from .ops import Op
 
+_PLANES, _ROWS, _COLS, _PAD = (FIELD_MAX[f] for f in ("planes", "rows", "cols", "pad"))
 
 
 def channel_map(engines: int) -> dict:
@@ -87,6 +88,9 @@ class Emitter:
 
     # ---------------------------------------------------------------- DMA
     def _dma_check(self, what: str, planes: int, rows: int, cols: int, pads=(0, 0, 0, 0)):
+        if 1 <= planes <= _PLANES and 1 <= rows <= _ROWS and 1 <= cols <= _COLS and \
+                max(pads) <= _PAD:  # (every DMA asks: the loop below only when one is off)
+            return
         for field, v in (("planes", planes), ("rows", rows), ("cols", cols)):
             if not 1 <= v <= FIELD_MAX[field]:
                 raise CompilerError(f"layer '{self.name}': {what} {field}={v} outside "
