@@ -109,6 +109,13 @@ def check_instruction(instr: Instruction, target=None,
     _check_each_rule(instr, target, regs)
 
 
+def reads_registers(instr: Instruction) -> bool:
+    """Whether check_instruction's verdict on `instr` depends on its unit's registers (a
+    conv or pool window, a DMA's planes): for every other instruction it is the same under
+    any register file."""
+    return window_kind(instr) is not None or instr.spec.cls == "dma"  # (as _Plan's)
+
+
 def _check_each_rule(instr: Instruction, target, regs: Mapping[str, int] | None) -> None:
     """check_instruction's rules one by one, in order, raising the first that fails."""
     check_cfg(instr)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from isa.asm import Annotations, Program, TensorDecl, disassemble, format_instruction
 from isa.checks import (TargetCheckError, check_instruction, core_units, executing_unit,
-                        target_name)
+                        reads_registers, target_name)
 from isa.codec import encode_word, make_instruction
 from isa.spec import load_spec
 
@@ -149,14 +149,16 @@ def _program(lowered, streams, dram, source) -> tuple:
             facts = known.get(id(ins))
             if facts is None:  # the instructions stay alive in `cores`: their ids too
                 facts = known[id(ins)] = (encode_word(ins), executing_unit(ins),
-                                          ins.spec.mnemonic == "cfg")
-            word, unit, is_cfg = facts
+                                          ins.spec.mnemonic == "cfg", reads_registers(ins))
+            word, unit, is_cfg, by_regs = facts
             core_words.append(word)
             held = regs.get(unit, reset)
-            if (word, id(held)) not in passed:
+            if by_regs is not None and (word, id(held)) not in passed:
                 try:
                     check_instruction(ins, target, held)
                     passed.add((word, id(held)))
+                    if not by_regs:  # its verdict holds under any registers: not asked again
+                        known[id(ins)] = (word, unit, is_cfg, None)
                 except TargetCheckError as e:
                     if failed is None:  # raised below, once every layer run is known
                         failed = (index, ins, e)

@@ -145,6 +145,9 @@ def schedule(ops: list, stream: Stream) -> None:
     held_regs = [stream.regs[u] for u in units]
     port_free = 0
     t_dispatch = 0
+    dma_setup, dram_latency = hw.dma_setup, hw.dram_latency
+    beats_of: dict = {}         # DMA bytes -> the port's beats; fill elements -> fill cycles
+    fill_of: dict = {}
     entries = stream.entries
     append = entries.append
     heappush, heappop, heapreplace = heapq.heappush, heapq.heappop, heapq.heapreplace
@@ -240,9 +243,15 @@ def schedule(ops: list, stream: Stream) -> None:
         q.append(begin)
         if op.nbytes:  # DMA: setup, then beats on the shared port, then latency; the zero
             # fill of a padded load runs from the start beside them and needs no port
-            beats_at = max(begin + hw.dma_setup, port_free)
-            port_free = beats_at + hw.beats(op.nbytes)
-            finish = t_unit[u] = max(port_free + hw.dram_latency, begin + hw.dma_fill(op.fill))
+            beats_at = max(begin + dma_setup, port_free)
+            beats = beats_of.get(op.nbytes)
+            if beats is None:
+                beats = beats_of[op.nbytes] = hw.beats(op.nbytes)
+            fill = fill_of.get(op.fill)
+            if fill is None:
+                fill = fill_of[op.fill] = hw.dma_fill(op.fill)
+            port_free = beats_at + beats
+            finish = t_unit[u] = max(port_free + dram_latency, begin + fill)
         append(("op", op))
         at = pos[i] = count[u]
         count[u] = at + 1
