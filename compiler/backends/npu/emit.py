@@ -13,7 +13,7 @@ from isa.operands import dma_elems, dram_end, src1_elems
 from ...errors import CompilerError
 from ...lower.cost import FIELD_MAX, ROLES, Hw  # noqa: F401 (ROLES: re-exported)
 from ...lower.cost import channel_map as lower_channel_map
-from .ops import Op
+from .ops import NO_REGS, Op
 
 _PLANES, _ROWS, _COLS, _PAD = (FIELD_MAX[f] for f in ("planes", "rows", "cols", "pad"))
 
@@ -123,10 +123,9 @@ class Emitter:
         cycles = self.costs.get(shape)
         if cycles is None:
             cycles = self.costs[shape] = self.hw.dma(nbytes, fill)
-        return self.add(Op(self.chan[role], ins,
-                           cycles, reads=(("dram", dram, last),),
-                           writes=((buffer, sram, sram + extent),), regs=regs, comment=comment,
-                           nbytes=nbytes, fill=fill))
+        # (positional: the most frequent Ops are built without keyword parsing)
+        return self.add(Op(self.chan[role], ins, cycles, (("dram", dram, last),),
+                           ((buffer, sram, sram + extent),), regs, comment, nbytes, fill))
 
     def store(self, role: str, buffer: str, sram: int, dram: int, rows: int, cols: int,
               stride: int, planes: int = 1, plane_stride: int = 0, comment: str = "") -> Op:
@@ -146,10 +145,8 @@ class Emitter:
         cycles = self.costs.get(shape)
         if cycles is None:
             cycles = self.costs[shape] = self.hw.dma(count * eb, mnemonic="store")
-        return self.add(Op(self.chan[role], ins, cycles,
-                           reads=((buffer, sram, sram + count),),
-                           writes=(("dram", dram, last),), regs=regs, comment=comment,
-                           nbytes=count * eb))
+        return self.add(Op(self.chan[role], ins, cycles, ((buffer, sram, sram + count),),
+                           (("dram", dram, last),), regs, comment, count * eb))
 
     def load_dense(self, role: str, buffer: str, sram: int, dram: int, count: int,
                    comment: str = "") -> Op:
@@ -225,8 +222,8 @@ class Emitter:
         out = abuf + m * n
         reads = (("ibuf", ibuf, ibuf + m * k), ("wbuf", wbuf, wbuf + k * n), ("abuf", abuf, out)) \
             if acc else (("ibuf", ibuf, ibuf + m * k), ("wbuf", wbuf, wbuf + k * n))
-        return self.add(Op("matrix", ins, cycles, reads=reads, writes=(("abuf", abuf, out),),
-                           comment=comment, macs=m * k * n))
+        return self.add(Op("matrix", ins, cycles, reads, (("abuf", abuf, out),), NO_REGS,
+                           comment, 0, 0, 0, -1, (), m * k * n))
 
     # ---------------------------------------------------------------- vector
     def vec(self, mnemonic: str, dst: tuple, src0: tuple, length: int, src1: tuple = None,
@@ -245,9 +242,9 @@ class Emitter:
         cycles = self.costs.get(shape)
         if cycles is None:
             cycles = self.costs[shape] = self.hw.cycles(mnemonic, len=length)
-        return self.add(Op("vector", ins, cycles,
-                           reads=tuple(reads), writes=((dst[0], dst[1], dst[1] + length),),
-                           comment=comment))
+        return self.add(Op("vector", ins, cycles, tuple(reads),
+                           ((dst[0], dst[1], dst[1] + length),), NO_REGS, comment, 0, 0, 0,
+                           -1, ()))
 
     def row(self, mnemonic: str, dst: tuple, src0: tuple, rows: int, cols: int,
             src1: tuple = None, comment: str = "", **extra) -> Op:

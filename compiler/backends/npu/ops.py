@@ -5,6 +5,9 @@ registers it needs set on its unit."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import MappingProxyType
+
+NO_REGS = MappingProxyType({})  # the regs of an op that needs none (shared: read only)
 
 
 @dataclass(slots=True)  # tens of thousands per model: no per-instance __dict__
