@@ -98,7 +98,9 @@ def schedule(ops: list, stream: Stream) -> None:
     # deps as places in `ops` (the rest are complete); the Tracker numbers a core's ops
     # consecutively, so a place is the id less the first one's
     base = ops[0].id
-    if ops[-1].id - base == n - 1:
+    if base == 0 and ops[-1].id == n - 1:  # the whole stream (one core, no barriers)
+        deps = [op.deps for op in ops]
+    elif ops[-1].id - base == n - 1:
         deps = [[d - base for d in op.deps if d >= base] for op in ops]
     else:
         place = {op.id: k for k, op in enumerate(ops)}
