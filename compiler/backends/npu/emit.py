@@ -15,6 +15,7 @@ from ...lower.cost import FIELD_MAX, ROLES, Hw  # noqa: F401 (ROLES: re-exported
 from ...lower.cost import channel_map as lower_channel_map
 from .ops import NO_REGS, Op
 
+_FLAT = object()  # the first element of a builder's own keys in Emitter.made (see there)
 _PLANES, _ROWS, _COLS, _PAD = (FIELD_MAX[f] for f in ("planes", "rows", "cols", "pad"))
 
 
@@ -54,7 +55,9 @@ class Emitter:
         self.name = layer_name
         # (mnemonic, *fields) -> Instruction, shared by the Emitters of one program: 60% of
         # a model's instructions repeat one already made (a vector op on a reused slot, a
-        # reloaded weight tile), and one object is built, encoded and checked once
+        # reloaded weight tile), and one object is built, encoded and checked once. The
+        # frequent builders look theirs up first by their arguments, under keys that start
+        # with _FLAT (a vector op's with its src1 extent: (Instruction, elements))
         self.made = {} if made is None else made
         # (mnemonic, shape) -> the cost model's cycles, shared likewise: a program asks for a
         # few hundred shapes some 10^4 times (the rules cannot change during one codegen)
@@ -112,8 +115,8 @@ class Emitter:
         last = dram_end(dict(dram=dram, rows=rows, cols=cols, stride=stride), planes,
                         plane_stride, eb)
         chan = self.chan_index[role]
-        key = ("load", chan, buffer, sram, dram, rows, cols, stride, pads)
-        ins = self.made.get(key)  # (ins() keys are (mnemonic, *field pairs): no clash)
+        key = (_FLAT, "load", chan, buffer, sram, dram, rows, cols, stride, pads)
+        ins = self.made.get(key)
         if ins is None:
             ins = self.made[key] = self.ins(
                 "load", chan=chan, sram=(buffer, sram), dram=dram, rows=rows, cols=cols,
@@ -135,7 +138,7 @@ class Emitter:
         last = dram_end(dict(dram=dram, rows=rows, cols=cols, stride=stride), planes,
                         plane_stride, eb)
         chan = self.chan_index[role]
-        key = ("store", chan, buffer, sram, dram, rows, cols, stride)
+        key = (_FLAT, "store", chan, buffer, sram, dram, rows, cols, stride)
         ins = self.made.get(key)
         if ins is None:
             ins = self.made[key] = self.ins("store", chan=chan, sram=(buffer, sram), dram=dram,
@@ -208,7 +211,7 @@ class Emitter:
              comment: str = "", wt: bool = False) -> Op:
         """wt: the wbuf tile is stored n x k (an activation's rows, e.g. K of Q.K^T)."""
         a = 1 if acc else 0
-        key = ("gemm", ibuf, wbuf, abuf, m, k, n, a, wt)
+        key = (_FLAT, "gemm", ibuf, wbuf, abuf, m, k, n, a, wt)
         ins = self.made.get(key)
         if ins is None:
             fields = dict(ibuf=ibuf, wbuf=wbuf, abuf=abuf, m=m, k=k, n=n, acc=a)
@@ -232,17 +235,22 @@ class Emitter:
         if not 1 <= length <= FIELD_MAX["len"]:
             raise CompilerError(f"layer '{self.name}': {mnemonic} len={length} outside "
                                 f"1..{FIELD_MAX['len']} (a lowering bug: please report it)")
-        reads = [(src0[0], src0[1], src0[1] + length)]
-        if src1 is not None:
-            n1 = src1_elems(mnemonic, {"len": length, **extra})  # len, or its table's size
-            reads.append((src1[0], src1[1], src1[1] + n1))
-            extra["src1"] = src1
-        ins = self.ins(mnemonic, dst=dst, src0=src0, len=length, **extra)
+        key = (_FLAT, mnemonic, dst, src0, length, src1, *extra.items())
+        hit = self.made.get(key)
+        if hit is None:
+            n1 = src1_elems(mnemonic, {"len": length, **extra}) if src1 is not None else 0
+            if src1 is not None:  # len, or its table's size
+                extra["src1"] = src1
+            hit = self.made[key] = (self.ins(mnemonic, dst=dst, src0=src0, len=length,
+                                             **extra), n1)
+        ins, n1 = hit
+        reads = ((src0[0], src0[1], src0[1] + length), (src1[0], src1[1], src1[1] + n1)) \
+            if src1 is not None else ((src0[0], src0[1], src0[1] + length),)
         shape = (mnemonic, length)
         cycles = self.costs.get(shape)
         if cycles is None:
             cycles = self.costs[shape] = self.hw.cycles(mnemonic, len=length)
-        return self.add(Op("vector", ins, cycles, tuple(reads),
+        return self.add(Op("vector", ins, cycles, reads,
                            ((dst[0], dst[1], dst[1] + length),), NO_REGS, comment, 0, 0, 0,
                            -1, ()))
 
