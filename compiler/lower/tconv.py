@@ -21,6 +21,7 @@ that other gemms started."""
 
 from __future__ import annotations
 
+from copy import copy
 from dataclasses import dataclass, field, replace
 from functools import wraps
 from math import ceil
@@ -307,10 +308,33 @@ def _memoized(choose):
         if key not in _CHOSEN:
             if len(_CHOSEN) >= 4096:
                 _CHOSEN.clear()
-            _CHOSEN[key] = choose(g, epi, hw, passes, table_channels, columns, stack, sub)
+            # the candidates ask the same few costs again and again (per tile width: the
+            # epilogue's cycles, the transposes' DMAs): views of hw and epi that keep them
+            _CHOSEN[key] = choose(g, _remembering(epi, ("cycles",)),
+                                  _remembering(hw, ("cycles", "dma", "gemm")), passes,
+                                  table_channels, columns, stack, sub)
         hit = _CHOSEN[key]
         return None if hit is None else replace(hit, est=dict(hit.est))
     return chosen
+
+
+def _remembering(obj, methods: tuple):
+    """A shallow copy of `obj` whose `methods` answer each argument list once (they are pure
+    functions of their arguments while one choice is made)."""
+    view = copy(obj)
+    for name in methods:
+        method, answers = getattr(obj, name), {}
+
+        def remembered(*args, _method=method, _answers=answers, **kwargs):
+            # numbers and names by value, an object (the Hw view epi.cycles is given) by
+            # identity, kept alive with the answer so that its id is not another's
+            key = (*(a if type(a) in (int, str) else id(a) for a in args), *kwargs.items())
+            hit = _answers.get(key)
+            if hit is None:
+                hit = _answers[key] = (_method(*args, **kwargs), args)
+            return hit[0]
+        object.__setattr__(view, name, remembered)  # (Hw is a frozen dataclass)
+    return view
 
 
 @_memoized
