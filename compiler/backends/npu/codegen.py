@@ -125,14 +125,15 @@ def _program(lowered, streams, dram, source) -> tuple:
     reg_names = load_spec().enums["reg"].names
     cores, words, labels, layer_of = [], [], {}, []
     for c, stream in enumerate(streams):
-        instrs, runs, seen, last = [], [], set(), None
+        runs, seen, last = [], set(), None
         before, after, names = {}, {}, {}
         core_words, regs, failed = [], {}, None
-        # one pass over the stream: its instructions (signals nobody waited for dropped),
-        # their words and checks, the layer runs and the comments
-        items = stream.instructions()
-        items.append((halt, None))
-        for index, (ins, op) in enumerate(items):
+        # one pass over the stream's instructions (signals nobody waited for dropped): their
+        # words and checks, the layer runs and the comments
+        instrs, owners = stream.instructions()
+        instrs.append(halt)
+        owners.append(None)
+        for index, (ins, op) in enumerate(zip(instrs, owners)):
             if op is not None:
                 layer = op.layer
                 if layer not in seen:
@@ -145,7 +146,6 @@ def _program(lowered, streams, dram, source) -> tuple:
                 if layer != last:
                     runs.append([index, layer])
                     last = layer
-            instrs.append(ins)
             facts = known.get(id(ins))
             if facts is None:  # the instructions stay alive in `cores`: their ids too
                 facts = known[id(ins)] = (encode_word(ins), executing_unit(ins),

@@ -46,18 +46,20 @@ class Stream:
             self.pairs[pair] = len(self.pairs)
         return self.pairs[pair]
 
-    def instructions(self) -> list:
-        """(isa Instruction, its Op or None) in stream order; signals nobody waited for are
-        dropped. The sync and cfg instructions repeat a few forms thousands of times: each
-        form is built (and validated) once and shared, as decoding a program shares them too."""
+    def instructions(self) -> tuple:
+        """The isa Instructions in stream order (signals nobody waited for dropped), and the
+        Op each one is (None for a sync, cfg or barrier): two lists. The sync and cfg
+        instructions repeat a few forms thousands of times: each form is built (and
+        validated) once and shared, as decoding a program shares them too."""
         made: dict = {}
-        out = []
-        append = out.append
+        instrs, owners = [], []
+        add, own = instrs.append, owners.append
         pairs = self.pairs
         for e in self.entries:
             kind = e[0]
             if kind == "op":
-                append((e[1].ins, e[1]))
+                add(e[1].ins)
+                own(e[1])
                 continue
             if kind == "signal":
                 if not e[3][0]:
@@ -68,7 +70,8 @@ class Stream:
             elif kind == "cfg":
                 key = e
             else:
-                append((e[1], None))
+                add(e[1])
+                own(None)
                 continue
             ins = made.get(key)
             if ins is None:
@@ -77,8 +80,9 @@ class Stream:
                 else:
                     ins = make_instruction(kind, unit=key[1], sem=key[2])
                 made[key] = ins
-            append((ins, None))
-        return out
+            add(ins)
+            own(None)
+        return instrs, owners
 
 
 def schedule(ops: list, stream: Stream) -> None:
