@@ -57,7 +57,8 @@ class Emitter:
         # a model's instructions repeat one already made (a vector op on a reused slot, a
         # reloaded weight tile), and one object is built, encoded and checked once. The
         # frequent builders look theirs up first by their arguments, under keys that start
-        # with _FLAT (a vector op's with its src1 extent: (Instruction, elements))
+        # with _FLAT (a gemm's: the Instruction; a vector op's: it and its src1 extent; a
+        # DMA's: the whole transfer)
         self.made = {} if made is None else made
         # (mnemonic, shape) -> the cost model's cycles, shared likewise: a program asks for a
         # few hundred shapes some 10^4 times (the rules cannot change during one codegen)
@@ -106,50 +107,61 @@ class Emitter:
              stride: int, planes: int = 1, plane_stride: int = 0, pads=(0, 0, 0, 0),
              comment: str = "") -> Op:
         """DRAM -> SRAM; `stride`/`plane_stride` in bytes; pads = (top, bottom, left, right)."""
-        self._dma_check("load", planes, rows, cols, pads)
-        eb = self.eb[buffer]
-        pt, pb, pl, pr = pads
-        count, extent, fill = dma_elems(dict(rows=rows, cols=cols, pad_top=pt, pad_bottom=pb,
-                                             pad_left=pl, pad_right=pr), planes)
-        nbytes = count * eb
-        last = dram_end(dict(dram=dram, rows=rows, cols=cols, stride=stride), planes,
-                        plane_stride, eb)
         chan = self.chan_index[role]
-        key = (_FLAT, "load", chan, buffer, sram, dram, rows, cols, stride, pads)
-        ins = self.made.get(key)
-        if ins is None:
-            ins = self.made[key] = self.ins(
-                "load", chan=chan, sram=(buffer, sram), dram=dram, rows=rows, cols=cols,
-                stride=stride, pad_top=pt, pad_bottom=pb, pad_left=pl, pad_right=pr)
-        regs = {"dma_planes": planes, "dma_plane_stride": plane_stride if planes > 1 else 0}
-        shape = ("load", nbytes, fill)
-        cycles = self.costs.get(shape)
-        if cycles is None:
-            cycles = self.costs[shape] = self.hw.dma(nbytes, fill)
-        # (positional: the most frequent Ops are built without keyword parsing)
-        return self.add(Op(self.chan[role], ins, cycles, (("dram", dram, last),),
-                           ((buffer, sram, sram + extent),), regs, comment, nbytes, fill))
+        # everything below is a function of the arguments: met again (a weight tile
+        # reloaded), the transfer is the one made before
+        key = (_FLAT, "load", chan, buffer, sram, dram, rows, cols, stride, pads, planes,
+               plane_stride)
+        hit = self.made.get(key)
+        if hit is None:
+            self._dma_check("load", planes, rows, cols, pads)
+            eb = self.eb[buffer]
+            pt, pb, pl, pr = pads
+            count, extent, fill = dma_elems(dict(rows=rows, cols=cols, pad_top=pt,
+                                                 pad_bottom=pb, pad_left=pl, pad_right=pr),
+                                            planes)
+            nbytes = count * eb
+            last = dram_end(dict(dram=dram, rows=rows, cols=cols, stride=stride), planes,
+                            plane_stride, eb)
+            ins = self.ins("load", chan=chan, sram=(buffer, sram), dram=dram, rows=rows,
+                           cols=cols, stride=stride, pad_top=pt, pad_bottom=pb, pad_left=pl,
+                           pad_right=pr)
+            regs = {"dma_planes": planes, "dma_plane_stride": plane_stride if planes > 1 else 0}
+            shape = ("load", nbytes, fill)
+            cycles = self.costs.get(shape)
+            if cycles is None:
+                cycles = self.costs[shape] = self.hw.dma(nbytes, fill)
+            hit = self.made[key] = (ins, cycles, (("dram", dram, last),),
+                                    ((buffer, sram, sram + extent),), regs, nbytes, fill)
+        ins, cycles, reads, writes, regs, nbytes, fill = hit
+        # (positional: the most frequent Ops are built without keyword parsing; the regs
+        # mapping is shared by the ops of one transfer: nothing writes an op's regs)
+        return self.add(Op(self.chan[role], ins, cycles, reads, writes, regs, comment, nbytes,
+                           fill))
 
     def store(self, role: str, buffer: str, sram: int, dram: int, rows: int, cols: int,
               stride: int, planes: int = 1, plane_stride: int = 0, comment: str = "") -> Op:
-        self._dma_check("store", planes, rows, cols)
-        eb = self.eb[buffer]
-        count = planes * rows * cols
-        last = dram_end(dict(dram=dram, rows=rows, cols=cols, stride=stride), planes,
-                        plane_stride, eb)
         chan = self.chan_index[role]
-        key = (_FLAT, "store", chan, buffer, sram, dram, rows, cols, stride)
-        ins = self.made.get(key)
-        if ins is None:
-            ins = self.made[key] = self.ins("store", chan=chan, sram=(buffer, sram), dram=dram,
-                                            rows=rows, cols=cols, stride=stride)
-        regs = {"dma_planes": planes, "dma_plane_stride": plane_stride if planes > 1 else 0}
-        shape = ("store", count * eb)
-        cycles = self.costs.get(shape)
-        if cycles is None:
-            cycles = self.costs[shape] = self.hw.dma(count * eb, mnemonic="store")
-        return self.add(Op(self.chan[role], ins, cycles, ((buffer, sram, sram + count),),
-                           (("dram", dram, last),), regs, comment, count * eb))
+        key = (_FLAT, "store", chan, buffer, sram, dram, rows, cols, stride, planes,
+               plane_stride)
+        hit = self.made.get(key)
+        if hit is None:
+            self._dma_check("store", planes, rows, cols)
+            eb = self.eb[buffer]
+            count = planes * rows * cols
+            last = dram_end(dict(dram=dram, rows=rows, cols=cols, stride=stride), planes,
+                            plane_stride, eb)
+            ins = self.ins("store", chan=chan, sram=(buffer, sram), dram=dram, rows=rows,
+                           cols=cols, stride=stride)
+            regs = {"dma_planes": planes, "dma_plane_stride": plane_stride if planes > 1 else 0}
+            shape = ("store", count * eb)
+            cycles = self.costs.get(shape)
+            if cycles is None:
+                cycles = self.costs[shape] = self.hw.dma(count * eb, mnemonic="store")
+            hit = self.made[key] = (ins, cycles, ((buffer, sram, sram + count),),
+                                    (("dram", dram, last),), regs, count * eb)
+        ins, cycles, reads, writes, regs, nbytes = hit
+        return self.add(Op(self.chan[role], ins, cycles, reads, writes, regs, comment, nbytes))
 
     def load_dense(self, role: str, buffer: str, sram: int, dram: int, count: int,
                    comment: str = "") -> Op:
