@@ -303,8 +303,9 @@ def _memoized(choose):
     def chosen(g: ConvGeom, epi: Epilogue, hw: Hw, passes: int | None = None,
                table_channels: int | None = None, columns: int | None = None,
                stack: bool = True, sub=None) -> TConvSchedule | None:
+        # (pick: the function that keeps one candidate, which a test may swap for another)
         key = (_frozen(g), epi.quantized, bool(epi.residual), tuple(epi.vector_ops()),
-               _frozen(hw), passes, table_channels, columns, stack, sub)
+               _frozen(hw), passes, table_channels, columns, stack, sub, pick)
         if key not in _CHOSEN:
             if len(_CHOSEN) >= 4096:
                 _CHOSEN.clear()
