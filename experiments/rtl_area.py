@@ -56,7 +56,8 @@ TIMEOUT_S = 900
 _MATRIX_GRID = [{"R": r, "C": c} for r, c in
                 ((4, 4), (8, 8), (16, 16), (32, 32), (4, 16), (16, 4), (32, 8), (8, 32))]
 FIT_GRID = {
-    "matrix_unit": _MATRIX_GRID,
+    # and each shape again with two weight banks per PE (-weight-buffers=2)
+    "matrix_unit": _MATRIX_GRID + [{**p, "WB": 2} for p in _MATRIX_GRID],
     "matrix_unit_os": _MATRIX_GRID,  # the same points: ws and os compare at every grid size
     "vector_unit": [{"L": lanes, "P": p} for lanes, p in
                     ((4, 4), (16, 4), (64, 4), (8, 2), (8, 8), (32, 6))],
@@ -178,14 +179,18 @@ def main(argv=None) -> int:
                          "write the area model, npusim/hw/area_fit.json")
     ap.add_argument("--resynth", action="store_true",
                     help="with --fit: synthesize every grid configuration again")
+    ap.add_argument("--module", choices=list(FIT_GRID), action="append",
+                    help="with --fit --resynth: synthesize again only these modules' grids (the "
+                         "ones whose rtl/ sources changed); the fit is of every module")
     args = ap.parse_args(argv)
     if args.fit:
         from experiments.area_fit import fit_and_write
         table = pd.read_csv(CSV) if CSV.exists() else pd.DataFrame(columns=["unit", "config"])
         have = set(zip(table["unit"], table["config"]))
         for module, grid in FIT_GRID.items():  # saved per module: a long run keeps what it did
+            again = args.resynth and (not args.module or module in args.module)
             jobs = [(module, p) for p in grid
-                    if args.resynth or (module, config_text(p)) not in have]
+                    if again or (module, config_text(p)) not in have]
             if jobs:
                 table = save(run_sweep(jobs, args.timeout))
         print(fit_and_write(table, FIT_GRID))

@@ -139,20 +139,34 @@ class InstructionSpec:
     # the ISA version that added the instruction ("" for the base version's): a word of it
     # needs that version whatever its fields hold
     since: str = ""
+    # per weight-bank count of the spec's [weight_buffers] table (counts past 1): the cycle
+    # rules it replaces, rule -> rule (the whole table: it maps whichever rule the dataflow gave)
+    weight_buffers_timing: dict[int, dict[str, str]] = field(default_factory=dict,
+                                                             compare=False, repr=False)
 
     @functools.cached_property
     def field_map(self) -> dict[str, FieldSpec]:
         return {f.name: f for f in self.fields}
 
-    def timing_for(self, dataflow: str) -> str:
-        """The cycle rule this instruction uses on an array of `dataflow` (ws, os)."""
+    def timing_for(self, dataflow: str, weight_buffers: int = 1) -> str:
+        """The cycle rule this instruction uses on an array of `dataflow` (ws, os) whose PEs
+        hold `weight_buffers` weight banks (the spec's [weight_buffers] table past 1)."""
         try:
-            return self.dataflow_timing[dataflow]
+            name = self.dataflow_timing[dataflow]
         except KeyError:
             if not self.dataflow_timing:  # built by hand, without a spec's [dataflow] table
-                return self.timing
-            raise SpecError(f"instruction '{self.mnemonic}': unknown dataflow '{dataflow}'; "
-                            f"known: {', '.join(self.dataflow_timing)}") from None
+                name = self.timing
+            else:
+                raise SpecError(f"instruction '{self.mnemonic}': unknown dataflow '{dataflow}'; "
+                                f"known: {', '.join(self.dataflow_timing)}") from None
+        if weight_buffers == 1:
+            return name
+        try:
+            return self.weight_buffers_timing[weight_buffers].get(name, name)
+        except KeyError:
+            known = ", ".join(map(str, self.weight_buffers_timing)) or "none"
+            raise SpecError(f"instruction '{self.mnemonic}': no [weight_buffers."
+                            f"{weight_buffers}] table; known counts: 1, {known}") from None
 
     def limits_for(self, dataflow: str) -> dict[str, str | None]:
         """Field name -> its Target limit (target_max name) on an array of `dataflow`."""
@@ -233,6 +247,8 @@ class IsaSpec:
     path: Path = field(default=SPEC_PATH, compare=False)
     dataflows: dict[str, DataflowSpec] = field(default_factory=dict)
     base_version: str = ""   # the oldest version that reads words with no split high part set
+    # [weight_buffers.<n>]: weight banks per PE past 1 -> its doc and the rules it replaces
+    weight_buffers: dict[int, dict] = field(default_factory=dict)
 
     @property
     def dataflow_names(self) -> tuple[str, ...]:
@@ -382,6 +398,11 @@ def _validate(spec: IsaSpec) -> None:
         for name in ins.dataflow_timing.values():
             if name not in spec.timing:
                 raise SpecError(f"{where}: its [dataflow] timing rule '{name}' is not in [timing]")
+    for count, table in spec.weight_buffers.items():
+        for old, new in table["timing"].items():
+            if old not in spec.timing or new not in spec.timing:
+                raise SpecError(f"[weight_buffers.{count}] maps rule '{old}' to '{new}'; both must "
+                                "be in [timing]")
         if ins.unit.startswith("field:") and ins.unit[6:] not in ins.field_map:
             raise SpecError(f"{where}: unit comes from missing field '{ins.unit[6:]}'")
     for reg in spec.registers.values():
@@ -413,6 +434,17 @@ def _dataflows(raw: dict, instructions: list) -> dict[str, DataflowSpec]:
     return out
 
 
+def _weight_buffers(raw: dict) -> dict[int, dict]:
+    """[weight_buffers.<n>] tables -> {n: {"doc": ..., "timing": {rule: rule}}}, n >= 2."""
+    out = {}
+    for key, table in raw.items():
+        if not str(key).isdigit() or int(key) < 2:
+            raise SpecError(f"[weight_buffers.{key}]: the key is a count of weight banks past "
+                            "the default 1 (2, 3, ...)")
+        out[int(key)] = {"doc": table.get("doc", ""), "timing": dict(table.get("timing", {}))}
+    return out
+
+
 def _limits(d: DataflowSpec, mnemonic: str, fields, ws: dict) -> dict[str, str | None]:
     """The Target limits of one instruction's fields on dataflow `d` (None entries dropped)."""
     out = dict(ws)
@@ -436,6 +468,8 @@ def load_spec(path: str | Path = SPEC_PATH) -> IsaSpec:
         regs[name] = RegisterSpec(name, enums["reg"].values.get(name, -1), r["unit"],
                                   int(r["reset"]), tuple(r["range"]), r.get("doc", ""))
     dataflows = _dataflows(raw.get("dataflow", {}), raw["instruction"])
+    banks = _weight_buffers(raw.get("weight_buffers", {}))
+    bank_timing = {n: t["timing"] for n, t in banks.items()}
     instructions = []
     for ins in raw["instruction"]:
         where = f"instruction '{ins.get('mnemonic', '?')}'"
@@ -454,7 +488,7 @@ def load_spec(path: str | Path = SPEC_PATH) -> IsaSpec:
             dataflow_timing={d.name: d.timing.get(rule, rule) for d in dataflows.values()},
             dataflow_limits={d.name: _limits(d, mnemonic, fields, limited)
                              for d in dataflows.values()},
-            since=str(ins.get("since", ""))))
+            since=str(ins.get("since", "")), weight_buffers_timing=bank_timing))
     meta = raw["isa"]
     timing = {name: TimingRule(name, r["cycles"], r.get("doc", ""))
               for name, r in raw.get("timing", {}).items()}
@@ -466,7 +500,8 @@ def load_spec(path: str | Path = SPEC_PATH) -> IsaSpec:
                    byte_order=meta["byte_order"], semantics_module=meta["semantics_module"],
                    timing=timing, enums=enums, registers=regs,
                    instructions=tuple(instructions), buffers=buffers, path=path,
-                   dataflows=dataflows, base_version=meta.get("base_version", ""))
+                   dataflows=dataflows, base_version=meta.get("base_version", ""),
+                   weight_buffers=banks)
     _validate(spec)
     if not spec.reads(spec.base_version_tuple):
         raise SpecError(f"[isa] base_version {spec.base_version} is not an older minor version "

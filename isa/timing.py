@@ -2,9 +2,10 @@
 
 One registry, RULES, keyed by the names of the spec's [timing] table; an instruction's rule is
 the one its spec `timing` key names on the array's dataflow (`rule_of`: the spec's
-[dataflow] table maps the weight-stationary rules to the output-stationary ones), so the simulator (npusim.exec, npusim.units)
-and the compiler's cost model (compiler.lower.cost) both find it through the spec and call the
-same function. These formulas are the contract with the RTL: docs/timing.md documents them,
+[dataflow] table maps the weight-stationary rules to the output-stationary ones, and its
+[weight_buffers] table those of PEs with two weight banks), so the simulator (npusim.exec,
+npusim.units) and the compiler's cost model (compiler.lower.cost) both find it through the
+spec and call the same function. These formulas are the contract with the RTL: docs/timing.md documents them,
 tests/npusim/test_timing_contract.py checks them against the spec's formula text, and the
 cocotb testbenches check the Verilog against them cycle for cycle.
 
@@ -49,6 +50,9 @@ class HwParams:
     # columns of the array's depthwise mode (dwconv's channels limit): the array's columns on
     # a weight-stationary array with -depthwise-mode=1, else 0 (no dwconv is legal)
     depthwise_cols: int = 0
+    # weight banks per PE (the Target's -weight-buffers): which rule a matrix instruction's
+    # spec entry names past the dataflow's (the spec's [weight_buffers] table, rule_of)
+    weight_buffers: int = 1
 
     @classmethod
     def from_target(cls, target) -> "HwParams":
@@ -56,7 +60,8 @@ class HwParams:
                    vector_lanes=target.vector_lanes, vector_pipeline=target.vector_pipeline,
                    dma_setup=target.dma_setup, dram_latency=target.dram_latency,
                    dram_bw=target.dram_bw, dma_fill_lanes=target.dma_fill_lanes,
-                   dataflow=target.dataflow, depthwise_cols=depthwise_cols(target))
+                   dataflow=target.dataflow, depthwise_cols=depthwise_cols(target),
+                   weight_buffers=getattr(target, "weight_buffers", 1))
 
 
 def depthwise_cols(target) -> int:
@@ -77,17 +82,18 @@ def rule(name: str):
     return register
 
 
-def rule_name(ins, dataflow: str = "ws") -> str:
+def rule_name(ins, dataflow: str = "ws", weight_buffers: int = 1) -> str:
     """The name of the rule an instruction's spec entry (InstructionSpec, or an Instruction)
-    names on an array of `dataflow`: its `timing` key, or what the spec's [dataflow] table
-    puts in its place. The one place the dataflow chooses a cycle rule."""
-    return getattr(ins, "spec", ins).timing_for(dataflow)
+    names on an array of `dataflow` with `weight_buffers` weight banks per PE: its `timing`
+    key, or what the spec's [dataflow] table and then its [weight_buffers] table put in its
+    place. The one place the array's dataflow and banks choose a cycle rule."""
+    return getattr(ins, "spec", ins).timing_for(dataflow, weight_buffers)
 
 
-def rule_of(ins, dataflow: str = "ws") -> Callable[..., int]:
+def rule_of(ins, dataflow: str = "ws", weight_buffers: int = 1) -> Callable[..., int]:
     """The rule an instruction's spec entry (InstructionSpec, or an Instruction) names on an
-    array of `dataflow` (rule_name)."""
-    name = rule_name(ins, dataflow)
+    array of `dataflow` with `weight_buffers` banks (rule_name)."""
+    name = rule_name(ins, dataflow, weight_buffers)
     try:
         return RULES[name]
     except KeyError:
@@ -99,7 +105,7 @@ def rule_of(ins, dataflow: str = "ws") -> Callable[..., int]:
 def cycles(hw: HwParams, ins, **operands) -> int:
     """Uncontended cycles of instruction `ins` (InstructionSpec or Instruction) by the rule
     its spec `timing` key names on `hw`'s dataflow, given the operands its formula reads."""
-    fn = rule_of(ins, hw.dataflow)
+    fn = rule_of(ins, hw.dataflow, hw.weight_buffers)
     try:
         return fn(hw, **operands)
     except TypeError:
@@ -108,7 +114,7 @@ def cycles(hw: HwParams, ins, **operands) -> int:
             raise
         ins = getattr(ins, "spec", ins)
         raise SpecError(f"instruction '{ins.mnemonic}': its cycle rule "
-                        f"'{rule_name(ins, hw.dataflow)}' needs "
+                        f"'{rule_name(ins, hw.dataflow, hw.weight_buffers)}' needs "
                         f"operand(s) {', '.join(missing)}, given {', '.join(operands) or 'none'}"
                         "; does the spec's timing key name a rule for this kind of "
                         "instruction?") from None
@@ -216,6 +222,33 @@ def matrix_conv(hw: HwParams, m: int, kh: int, kw: int, cin: int, **_) -> int:
     # in closed form (the compiler's tile choosers ask this thousands of times): each of the
     # kh*kw taps has ceil(cin / R) passes, whose depths add up to cin
     return kh * kw * (cin + ceil(cin / hw.array_rows) * fixed)
+
+
+@rule("matrix_conv_wb2")
+def matrix_conv_wb2(hw: HwParams, m: int, kh: int, kw: int, cin: int, **_) -> int:
+    """The passes of matrix_conv on PEs with two weight banks (-weight-buffers=2,
+    rtl/systolic_array.v WB = 2): each pass's k-cycle load goes into the bank the pass before
+    does not use, while that pass streams. Pass i loads from cycle L[i] and streams its m
+    rows from T[i]: L[0] = 0; L[i] = max(L[i-1] + k[i-1], T[i-2] + m - 1): the load before
+    it has ended, and its bank's previous user (pass i-2) feeds its last row no later than
+    the load's first step (each PE row joins a load one step after the row above, each
+    column one cycle after the column left of it, as that pass's last row travels);
+    T[i] = max(L[i] + k[i], T[i-1] + m): loaded, and the pass before has fed its last row.
+    The conv ends R + C - 1 cycles after the last row enters: T[-1] + m + R + C - 1."""
+    R, C = hw.array_rows, hw.array_cols
+    first = min(R, cin)
+    count = kh * kw * ceil(cin / R)
+    if first <= m:
+        # no load outlasts a stream (the deepest pass is the first): back to back
+        return first + count * m + R + C - 1
+    load = t = 0
+    t1 = t2 = -m     # T[i-1], T[i-2] (none yet: they bind nothing)
+    prev = 0         # k[i-1]
+    for k in conv_passes(hw, kh, kw, cin):
+        load = max(load + prev, t2 + m - 1)
+        t = max(load + k, t1 + m)
+        t2, t1, prev = t1, t, k
+    return t + m + R + C - 1
 
 
 @rule("matrix_gemm_os")

@@ -6,11 +6,18 @@
 // ports abuf + i*n + c (row-major tiles, as the ISA defines them). With wt = 1 the weight
 // tile is stored n x k: preload step j takes column j of it, lane c reading wbuf + c*k + j
 // (the same k steps of n values, so the same cycles).
+//
+// WB = 2 (Target -weight-buffers=2, systolic_array.v): the matrix unit's conv hands the engine
+// its passes as gemm words whenever pass_ready, each pass's load overlapping the stream before
+// it; output rows take their pass's acc bit from the array and restart at the abuf address at
+// each pass's row 0 (a conv's passes share abuf and n). A lone gemm is one pass, pass_last = 1:
+// the same k + m + R + C - 1 cycles as at WB = 1.
 `default_nettype none
 module matrix_engine #(
     parameter integer R  = 4,
     parameter integer C  = 4,
-    parameter integer AW = 20
+    parameter integer AW = 20,
+    parameter integer WB = 1     // weight banks per PE (Target -weight-buffers)
 ) (
     input  wire           clk,
     input  wire           rst,
@@ -30,7 +37,16 @@ module matrix_engine #(
     input  wire [C*32-1:0] abuf_rd_data,
     output wire [C-1:0]    abuf_wr_en,
     output wire [C*AW-1:0] abuf_wr_addr,
-    output wire [C*32-1:0] abuf_wr_data
+    output wire [C*32-1:0] abuf_wr_data,
+    // WB = 2: start is a further pass of the instruction in flight (taken on pass_ready, not
+    // ready); the pass taken now is its instruction's last (a gemm's only one); the engine
+    // may take a further pass now; a pass's row 0 streams in the next cycle (WB = 1: ready, 0)
+    /* verilator lint_off UNUSEDSIGNAL */
+    input  wire            pass_next,
+    input  wire            pass_last,
+    /* verilator lint_on UNUSEDSIGNAL */
+    output wire            pass_ready,
+    output wire            st_start
 );
 /* verilator lint_off UNUSEDPARAM */  // the generated header declares every ISA constant
 `include "npu_isa.vh"
@@ -40,7 +56,7 @@ module matrix_engine #(
     localparam integer KW = GEMM_K_W;
 
     wire is_gemm = `F_OPCODE(instr) == OP_GEMM;
-    wire take    = start && ready;
+    wire take    = start && ((WB != 1 && pass_next) ? pass_ready : ready);
 
     // An opcode the engine does not execute finishes in one cycle and is flagged.
     reg bad;
@@ -51,13 +67,15 @@ module matrix_engine #(
     assign illegal = bad;
     always @(posedge clk) bad <= !rst && take && !is_gemm;
 
-    reg [AW-1:0] a_ptr, w_ptr, o_ptr;
+    reg [AW-1:0] a_ptr, w_ptr, o_ptr, o_base;
     reg [KW-1:0] k_r;
     reg [GEMM_N_W-1:0] n_r;
     reg acc_r;
     reg wt_r;
 
-    wire          w_req, a_req, out_valid;
+    wire          w_req, a_req, out_valid, out_acc, out_first;
+    wire          arr_pass_ready;
+    assign pass_ready = arr_pass_ready && !bad;
     wire [C*32-1:0] out_data;
     wire [C*8-1:0]  w_bytes;
 
@@ -69,6 +87,9 @@ module matrix_engine #(
     wire [AW-1:0] k_step = {{(AW-KW){1'b0}}, k_r};
     wire          wt_in  = `F_GEMM_WT(instr);
     wire [AW-1:0] n_step = {{(AW-GEMM_N_W){1'b0}}, n_r};
+    // the address of this cycle's output row (WB = 2: a pass's row 0 starts at abuf)
+    wire [AW-1:0] o_row = (WB != 1 && out_first) ? o_base : o_ptr;
+    wire          o_acc = (WB != 1) ? out_acc : acc_r;
 
     always @(posedge clk) begin
         if (take && is_gemm) begin
@@ -76,15 +97,18 @@ module matrix_engine #(
             // weight rows are fed bottom-up, so the pointer starts at row k-1 and walks back
             w_ptr <= `F_GEMM_WBUF(instr) + (wt_in ? {{(AW-KW){1'b0}}, k_last} : last_row_off);
             wt_r  <= wt_in;
-            o_ptr <= `F_GEMM_ABUF(instr);
+            if (WB == 1) o_ptr <= `F_GEMM_ABUF(instr);
+            if (WB != 1) o_base <= `F_GEMM_ABUF(instr);
             k_r   <= k_in;
             n_r   <= n_in;
             acc_r <= `F_GEMM_ACC(instr);
         end else begin
             if (w_req) w_ptr <= w_ptr - (wt_r ? {{(AW-1){1'b0}}, 1'b1} : n_step);
             if (a_req) a_ptr <= a_ptr + k_step;
-            if (out_valid) o_ptr <= o_ptr + n_step;
+            if (out_valid && WB == 1) o_ptr <= o_ptr + n_step;
         end
+        // WB = 2: a later pass's take must not move the rows still draining
+        if (out_valid && WB != 1) o_ptr <= o_row + n_step;
     end
 
     genvar i;
@@ -99,16 +123,18 @@ module matrix_engine #(
             assign wbuf_addr[AW*i +: AW]    = w_ptr + (wt_r ? LANE * k_step : LANE);
             // columns >= n load zero weights: their sums are never written anyway
             assign w_bytes[8*i +: 8]        = used ? wbuf_data[8*i +: 8] : 8'd0;
-            assign abuf_rd_addr[AW*i +: AW] = o_ptr + i;
-            assign abuf_wr_addr[AW*i +: AW] = o_ptr + i;
+            assign abuf_rd_addr[AW*i +: AW] = o_row + i;
+            assign abuf_wr_addr[AW*i +: AW] = o_row + i;
             assign abuf_wr_en[i]            = out_valid && used;
             // the accumulator adder wraps, as isa.semantics.gemm does
-            assign abuf_wr_data[32*i +: 32] = acc_r ? abuf_rd_data[32*i +: 32] + sum : sum;
+            assign abuf_wr_data[32*i +: 32] = o_acc ? abuf_rd_data[32*i +: 32] + sum : sum;
         end
     endgenerate
 
-    systolic_array #(.R(R), .C(C), .MW(MW), .KW(KW)) u_array (
+    systolic_array #(.R(R), .C(C), .MW(MW), .KW(KW), .WB(WB)) u_array (
         .clk(clk), .rst(rst), .start(take && is_gemm), .m(`F_GEMM_M(instr)), .k(k_in),
+        .pass_acc(`F_GEMM_ACC(instr)), .pass_last(pass_last), .pass_ready(arr_pass_ready),
+        .st_start(st_start), .out_acc(out_acc), .out_first(out_first),
         .ready(arr_ready), .busy(arr_busy),
         // the pointers above address the buffers, so the row indices stay unconnected
         /* verilator lint_off PINCONNECTEMPTY */

@@ -21,6 +21,7 @@ module npu_core #(
     parameter integer NSEM = 8,          // Target semaphores
     parameter integer OS = 0,            // Target dataflow: 1 = os (matrix_unit_os), 0 = ws
     parameter integer DW = 0,            // Target depthwise-mode (ws): 1 = matrix_unit_dw
+    parameter integer WB = 1,            // Target weight-buffers (ws): weight banks per PE
     parameter integer IMEM_DEPTH = 1024, // instruction words
     parameter IMEM_FILE = "",            // $readmemh image of the program (else: testbench VPI)
     // derived (Verilog-2005 has no localparam here): leave at their defaults
@@ -186,7 +187,7 @@ module npu_core #(
                 .abuf_rd_addr(m_ar_addr), .abuf_rd_data(rd_data[(MI+C)*32 +: C*32]),
                 .abuf_wr_en(m_aw_en), .abuf_wr_addr(m_aw_addr), .abuf_wr_data(m_aw_data));
         end else begin : g_matrix_ws
-            matrix_unit #(.R(R), .C(C), .AW(AW)) u_matrix (
+            matrix_unit #(.R(R), .C(C), .AW(AW), .WB(WB)) u_matrix (
                 .clk(clk), .rst(rst), .start(u_start[UM]), .instr(u_instr[128*UM +: 128]),
                 .ready(u_ready[UM]), .busy(), .done(u_done[UM]), .illegal(u_illegal[UM]),
                 .ibuf_addr(m_i_addr), .ibuf_data(m_i_bytes),

@@ -98,9 +98,13 @@ module systolic_array_dw #(
                     assign w_in = g_row[r-1].g_col[c].w_out;
                     assign p_in = g_row[r-1].g_col[c].p_out;
                 end
+                // one weight bank: the bank and load-wave pins are tied off, their outputs 0
+                /* verilator lint_off PINCONNECTEMPTY */
                 systolic_pe u_pe (
-                    .clk(clk), .rst(rst), .w_shift(w_req), .w_in(w_in), .w(w_out),
+                    .clk(clk), .rst(rst), .w_shift(w_req), .w_first(1'b0), .w_bank(1'b0),
+                    .sh_in(1'b0), .s_in(1'b0), .sh_out(), .s_out(), .w_in(w_in), .w(w_out),
                     .a_in(a_pe[8*(r*C + c) +: 8]), .a_out(a_out), .p_in(p_in), .p_out(p_out));
+                /* verilator lint_on PINCONNECTEMPTY */
             end
         end
     endgenerate

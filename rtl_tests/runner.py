@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from npusim.hw.rtl_params import DWCONV_SOURCES, UNIT_SOURCES, tb_params
+from npusim.hw.rtl_params import AREA_SOURCES, DWCONV_SOURCES, UNIT_SOURCES, tb_params
 
 ROOT = Path(__file__).resolve().parents[1]
 RTL = ROOT / "rtl"
@@ -17,6 +17,7 @@ BUILD = ROOT / "sim_build" / "rtl_tests"   # git-ignored
 # what each unit's testbench compiles from rtl/: the unit, and for the DMA its DRAM model
 SOURCES = {u: files + (["dram_model.v"] if u == "dma" else []) for u, files in UNIT_SOURCES.items()}
 SOURCES["dwconv"] = DWCONV_SOURCES  # the matrix unit's depthwise mode, a testbench of its own
+SOURCES["matrix_unit"] = AREA_SOURCES["matrix_unit"]  # the whole ws matrix unit (conv too)
 COMMON = ["npu_buffers.v", "buffer_mem.v"]
 TB_COMMON = ["tb_probe.v"]
 DRAM_BYTES = 64 * 1024  # the DRAM model's size in simulation (the Target's is far larger)

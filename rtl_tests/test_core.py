@@ -25,12 +25,16 @@ VARIANT = "npu-tiny -queue-depth=1 -vector-pipeline=3 -dma-setup=1 -dram-latency
 # compiled one tiled for it
 OS = "npu-tiny -dataflow=os"
 LONG = ["tiny_conv", "compiled_conv_relu"]
+# npu-tiny's PEs with two weight banks (rtl/systolic_array.v WB = 2): a conv's passes overlap
+WB2 = "npu-tiny -weight-buffers=2"
 RUNS = [(TARGET, ("run_programs", "checker_reports_first_divergence"), LONG),
         (TARGET, ("run_programs", "faults_stop_the_core_where_the_model_faults"),
          [p for p in PROGRAMS if p not in LONG]),
         (VARIANT, ("run_programs",), ["tiny_double_buffered", "tiny_gemm_requant"]),
         (OS, ("run_programs",), ["tiny_conv", "tiny_conv_strided", "tiny_gemm_requant",
-                                 "tiny_double_buffered", "compiled_conv_relu"])]
+                                 "tiny_double_buffered", "compiled_conv_relu"]),
+        (WB2, ("run_programs",), ["tiny_conv", "tiny_conv_strided", "tiny_double_buffered",
+                                  "compiled_conv_relu"])]
 CASES = [(target, p) for target, _, programs in RUNS for p in programs]
 
 

@@ -9,7 +9,10 @@ from rtl_tests.runner import run_unit
 TARGETS = ["npu-tiny", "npu-tiny -array=6x3", "npu-tiny -array=8x8",
            # the output-stationary engine (rtl/matrix_engine_os.v) at the same shapes
            "npu-tiny -dataflow=os", "npu-tiny -array=6x3 -dataflow=os",
-           "npu-tiny -array=8x8 -dataflow=os"]
+           "npu-tiny -array=8x8 -dataflow=os",
+           # two weight banks (rtl/systolic_array.v WB = 2): a lone gemm is one pass, its
+           # cycles those of one bank; convs are rtl_tests/test_matrix_unit.py's
+           "npu-tiny -weight-buffers=2", "npu-tiny -array=6x3 -weight-buffers=2"]
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -74,6 +74,9 @@ class Hw:
     # channels of one dwconv (the array's depthwise mode, isa.timing.depthwise_cols): its
     # columns on a Target with -depthwise-mode=1, else 0 (depthwise convs run block-diagonal)
     depthwise_cols: int = 0
+    # weight banks per PE (-weight-buffers): 2 overlaps a conv's next weight load with the
+    # current pass's stream (the spec's [weight_buffers] table picks the conv's rule)
+    weight_buffers: int = 1
     # the ISA spec whose timing keys choose each instruction's rule (None: isa/npu_isa.toml)
     spec: IsaSpec | None = field(default=None, compare=False, repr=False)
 
@@ -86,7 +89,8 @@ class Hw:
                    buffer_elems=dict(t.derived.buffer_elems),
                    elem_bytes=dict(t.derived.elem_bytes), dtype=t.dtype, freq_mhz=t.freq_mhz,
                    dma_fill_lanes=t.dma_fill_lanes, dataflow=t.dataflow,
-                   depthwise_cols=timing.depthwise_cols(t), spec=spec)
+                   depthwise_cols=timing.depthwise_cols(t),
+                   weight_buffers=getattr(t, "weight_buffers", 1), spec=spec)
 
     @functools.cached_property
     def params(self) -> timing.HwParams:
@@ -95,7 +99,8 @@ class Hw:
                                vector_lanes=self.lanes, vector_pipeline=self.pipeline,
                                dma_setup=self.dma_setup, dram_latency=self.dram_latency,
                                dram_bw=self.dram_bw, dma_fill_lanes=self.dma_fill_lanes,
-                               dataflow=self.dataflow, depthwise_cols=self.depthwise_cols)
+                               dataflow=self.dataflow, depthwise_cols=self.depthwise_cols,
+                               weight_buffers=self.weight_buffers)
 
     @property
     def act_bytes(self) -> int:
@@ -109,7 +114,8 @@ class Hw:
         known = self._instructions.get(mnemonic)
         if known is None:
             ins = (self.spec or load_spec()).instruction(mnemonic)
-            known = self._instructions[mnemonic] = (ins, ins.timing_for(self.dataflow))
+            known = self._instructions[mnemonic] = (
+                ins, ins.timing_for(self.dataflow, self.weight_buffers))
         ins, name = known
         # timing.cycles(self.params, ins, **operands) without its two extra calls: lowering
         # and codegen ask this some 10^5 times per model. The rule is looked up by its name
@@ -125,8 +131,8 @@ class Hw:
 
     @functools.cached_property
     def _instructions(self) -> dict:
-        """(spec entry, its rule's name on this dataflow) by mnemonic, looked up once (the
-        tile choosers ask for thousands)."""
+        """(spec entry, its rule's name on this dataflow and weight banks) by mnemonic, looked
+        up once (the tile choosers ask for thousands)."""
         return {}
 
     @functools.cached_property

@@ -134,7 +134,9 @@ def render(spec: IsaSpec, root: Path) -> str:
             "semantics every backend and the RTL are checked against:", "",
             inspect.getdoc(sem), ""]
     flows = spec.dataflow_names
-    rules = list(dict.fromkeys(i.timing_for(d) for i in spec.instructions for d in flows))
+    banks = tuple(spec.weight_buffers)  # weight-bank counts past 1 ([weight_buffers])
+    rules = list(dict.fromkeys(i.timing_for(d, b) for i in spec.instructions for d in flows
+                               for b in (1, *banks)))
 
     def users(rule: str) -> str:  # instructions naming `rule`, with the dataflows that choose it
         out = []
@@ -143,6 +145,9 @@ def render(spec: IsaSpec, root: Path) -> str:
             if on:
                 out.append(f"`{i.mnemonic}`" + ("" if len(on) == len(flows)
                                                  else f" (-dataflow={'/'.join(on)})"))
+            out += [f"`{i.mnemonic}` (-weight-buffers={b})" for b in banks
+                    if rule not in (i.timing_for(d) for d in flows)
+                    and rule in (i.timing_for(d, b) for d in flows)]
         return ", ".join(out)
     out += ["## Timing rules", "",
             "Uncontended cycles an instruction occupies its unit, from the spec's `[timing]` "
@@ -167,6 +172,13 @@ def render(spec: IsaSpec, root: Path) -> str:
                     ", ".join(f"`{k}`: {f'`{v}`' if v else 'none'}"
                               for k, v in d.target_max.items()) or "-",
                     _esc(d.doc)] for d in spec.dataflows.values()]) + [""]
+    if banks:
+        out += ["## Weight banks", "",
+                "The PEs' weight registers are the Target's `-weight-buffers` (1 by default); "
+                "a larger count replaces these cycle rules (`[weight_buffers]` in the spec):", ""]
+        out += _table(["weight-buffers", "cycle rules used instead", "meaning"],
+                      [[str(b), ", ".join(f"`{x}` -> `{y}`" for x, y in t["timing"].items()),
+                        _esc(t["doc"])] for b, t in spec.weight_buffers.items()]) + [""]
     out += ["## Transformer instructions", ""] + _assembly(root, TRANSFORMER_DOC)
     out += ["## Assembly syntax", ""] + _assembly(root)
     return "\n".join(out).rstrip("\n") + "\n"

@@ -100,6 +100,11 @@ class NpuDerived:
 
 def _derive_npu(a: Mapping[str, Any]) -> NpuDerived:
     rows, cols = a["array"]
+    if a["weight_buffers"] > 1 and a["dataflow"] != "ws":
+        raise TargetError(f"weight-buffers={a['weight_buffers']} with dataflow={a['dataflow']}: "
+                          "the second weight bank belongs to a weight-stationary array's PEs "
+                          "(an output-stationary PE holds no weight); hint: -dataflow=ws, or "
+                          "-weight-buffers=1")
     # the spec's element types: ABUF holds int32 (int8 path) or fp32 (fp16 path) partial sums
     elem = {b: np.dtype(t).itemsize for b, t in load_spec().elem_types(a["dtype"]).items()}
     nbytes = {b: a[f"{b}_kb"] * 1024 for b in BUFFERS}
@@ -185,6 +190,11 @@ NPU_ATTRS = (
     Attr("depthwise-mode", int, 0, 0, 1,
          doc="1: the array has a depthwise mode (dwconv: a column per channel, a tap per row, "
              "per-PE inputs); ws dataflow only", unit="flag"),
+    # the PEs' weight banks: 2 loads a conv's next pass's weights while the current pass
+    # streams (the spec's [weight_buffers] table, rtl/systolic_array.v WB = 2); ws only
+    Attr("weight-buffers", int, 1, 1, max([1, *load_spec().weight_buffers]),
+         doc="weight registers per PE: 2 loads the next conv pass's weights while the current "
+             "one streams; ws dataflow only", unit="banks"),
 )
 
 register_target_kind("npu", NPU_ATTRS, _derive_npu, "simulated NPU: systolic array + vector unit")

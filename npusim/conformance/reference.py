@@ -151,7 +151,8 @@ class Reference:
         if unit not in st.regs and unit != "dispatch":
             raise GeneratorError(f"{self.test.name}: [{index}] names unit {unit}, not on {self.t}")
         eb = self.eb[_BUF[instr.fields["buf"]]] if instr.spec.cls == "dma" else 1
-        self.cycles[(core, index)] = RULES[timing.rule_name(instr, self.hw.dataflow)](
+        rule = timing.rule_name(instr, self.hw.dataflow, self.hw.weight_buffers)
+        self.cycles[(core, index)] = RULES[rule](
             self.hw, **cycle_operands(instr, regs or reset_registers(), eb))
         ext = extents(instr, regs or reset_registers()) if instr.spec.cls in (
             "dma", "matrix", "vector") else {}

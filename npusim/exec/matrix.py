@@ -118,7 +118,7 @@ def _tile_shape(instr, state, build) -> tuple:
     ((operand, extent count), ...) are checked each time."""
     f = instr.fields
     regs = state.regs["matrix"]
-    key = (*shape_key(instr, state.hw.dataflow), *regs.values())
+    key = (*shape_key(instr, state.hw.dataflow, state.hw.weight_buffers), *regs.values())
     shape = state.shapes.get(key)
     if shape is None:
         shape = state.shapes[key] = build(instr, state, regs)

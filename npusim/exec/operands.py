@@ -8,9 +8,9 @@ from npusim.faults import IllegalInstructionError, MemoryFault
 _SHAPE_FIELDS: dict = {}  # id(spec) -> its fields that are not addresses
 
 
-def shape_key(instr, dataflow: str = "ws") -> tuple:
+def shape_key(instr, dataflow: str = "ws", weight_buffers: int = 1) -> tuple:
     """The instruction with its SRAM and DRAM addresses left out: (spec, its cycle rule on
-    `dataflow`, other field values). Two instructions with one key on one Target have the
+    `dataflow` with `weight_buffers` weight banks, other field values). Two instructions with one key on one Target have the
     same extents and the same cost."""
     spec = instr.spec
     names = _SHAPE_FIELDS.get(id(spec))
@@ -19,7 +19,7 @@ def shape_key(instr, dataflow: str = "ws") -> tuple:
             f.name for f in spec.fields if f.buffer is None and f.name != "dram")
     f = instr.fields
     # the rule itself too: isa.timing.override may swap it while a CoreState lives on
-    return (id(spec), RULES[spec.timing_for(dataflow)], *[f[n] for n in names])
+    return (id(spec), RULES[spec.timing_for(dataflow, weight_buffers)], *[f[n] for n in names])
 
 
 def check_sram(state, buf: str, addr: int, count: int, field: str) -> None:

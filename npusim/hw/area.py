@@ -18,9 +18,14 @@ from npusim.hw.rtl_params import MATRIX_AREA_MODULES, UNITS, area_params, unit_p
 
 CSV = Path(__file__).with_name("rtl_area.csv")
 FIT = Path(__file__).with_name("area_fit.json")
-PARAM_COLUMNS = ["R", "C", "L", "P", "BW", "SETUP", "PAD_LANES", "Q", "NU", "NSEM"]
+PARAM_COLUMNS = ["R", "C", "WB", "L", "P", "BW", "SETUP", "PAD_LANES", "Q", "NU", "NSEM"]
 SWEEP_HINT = "python -m experiments.rtl_area --target '<a target with it>'"
 FIT_HINT = "python -m experiments.rtl_area --fit"
+
+def _b2(params: dict) -> int:
+    """Weight banks past the first of a matrix unit's PEs (its WB parameter, default 1)."""
+    return params.get("WB", 1) - 1
+
 
 # Each module's area terms: the fit finds one um^2 coefficient per term, each >= 0 but the
 # constant (experiments/area_fit.py), so no parameter shrinks a module. The matrix unit has
@@ -31,9 +36,15 @@ FIT_HINT = "python -m experiments.rtl_area --fit"
 # unit is L lanes plus P pipeline stages of L lanes; a DMA channel has two address chains of
 # BW byte lanes and a PAD_LANES-wide zero-fill walker.
 FEATURES = {
+    # its second weight bank (WB = 2, -weight-buffers=2; B2 = WB - 1): per PE a second weight
+    # register, the load-wave and bank-bit flops and two bank muxes (R*C), the bank bit's
+    # row skew (R^2), the weight lanes' column skew (C^2), the load walk and sequencers (1)
     "matrix_unit": (("1", lambda p: 1), ("R*C", lambda p: p["R"] * p["C"]),
                     ("R^2", lambda p: p["R"] ** 2), ("C^2", lambda p: p["C"] ** 2),
-                    ("R+C", lambda p: p["R"] + p["C"])),
+                    ("R+C", lambda p: p["R"] + p["C"]),
+                    ("B2", lambda p: _b2(p)), ("B2*R*C", lambda p: _b2(p) * p["R"] * p["C"]),
+                    ("B2*R^2", lambda p: _b2(p) * p["R"] ** 2),
+                    ("B2*C^2", lambda p: _b2(p) * p["C"] ** 2)),
     "matrix_unit_os": (("1", lambda p: 1), ("R*C", lambda p: p["R"] * p["C"]),
                        ("R^2", lambda p: p["R"] ** 2), ("C^2", lambda p: p["C"] ** 2),
                        ("R", lambda p: p["R"]), ("C", lambda p: p["C"])),

@@ -77,6 +77,11 @@ def matrix_params(t: Target) -> dict:
     return {"R": t.array_rows, "C": t.array_cols}
 
 
+def matrix_unit_params(t: Target) -> dict:
+    """The weight-stationary matrix unit's: the array, and its PEs' weight banks (WB)."""
+    return {**matrix_params(t), "WB": t.weight_buffers}
+
+
 def vector_params(t: Target) -> dict:
     return {"L": t.vector_lanes, "P": t.vector_pipeline}
 
@@ -95,7 +100,10 @@ def dram_params(t: Target, dram_bytes: int | None = None) -> dict:
 UNIT_PARAMS = {"matrix": matrix_params, "vector": vector_params, "dma": dma_params,
                # the matrix unit's depthwise mode (rtl/dwconv_unit.v, -depthwise-mode=1): its
                # own testbench until npu_core instantiates it
-               "dwconv": matrix_params}
+               "dwconv": matrix_params,
+               # the whole weight-stationary matrix unit (engine + conv sequencer,
+               # rtl/matrix_unit.v): gemm, cfg and conv, WB weight banks
+               "matrix_unit": matrix_unit_params}
 
 
 def queued_units(t: Target) -> int:
@@ -107,7 +115,7 @@ def queued_units(t: Target) -> int:
 MATRIX_AREA_MODULES = {"ws": "matrix_unit", "os": "matrix_unit_os"}
 
 AREA_PARAMS = {
-    "matrix_unit": matrix_params,
+    "matrix_unit": matrix_unit_params,
     "matrix_unit_os": matrix_params,
     "vector_unit": vector_params,
     "dma_engine": dma_params,
@@ -142,6 +150,7 @@ def tb_params(unit: str, target, dram_bytes: int | None = None) -> dict:
     params = {**unit_params(unit, t), **buffer_params(t)}
     if unit == "matrix":  # tb_matrix instantiates matrix_engine_os where OS=1
         params["OS"] = int(MATRIX_ENGINES[t.dataflow] == "matrix_engine_os")
+        params["WB"] = t.weight_buffers
     if unit == "dma":
         dram = dram_params(t, dram_bytes)
         params.update(LAT=dram["LAT"], DRAM_BYTES=dram["DRAM_BYTES"])

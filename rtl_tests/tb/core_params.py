@@ -37,4 +37,5 @@ def core_params(target, dram_bytes: int = CORE_DRAM_BYTES) -> dict:
             "LAT": dram["LAT"], "DRAM_BYTES": dram["DRAM_BYTES"], "Q": t.queue_depth,
             "NSEM": t.semaphores, "IMEM_DEPTH": IMEM_DEPTH,
             "OS": int(t.dataflow == "os"),  # the output-stationary matrix unit (matrix_unit_os)
-            "DW": int(depthwise_cols(t) > 0)}  # the depthwise mode's unit (matrix_unit_dw)
+            "DW": int(depthwise_cols(t) > 0),  # the depthwise mode's unit (matrix_unit_dw)
+            "WB": t.weight_buffers}  # the PEs' weight banks (rtl/systolic_array.v)

@@ -36,7 +36,7 @@ def test_string_prints_kind_and_all_attrs_in_order():
     assert s.endswith("-dtype=int8 -dataflow=ws -energy-mac-pj=0.3 -energy-mac-fp16-pj=2.0 "
                       "-energy-sram-byte-pj=1.25 -energy-dram-byte-pj=160.0 "
                       "-energy-vector-op-pj=0.1 -leakage-mw-per-mm2=25.0 -static-mw=0.0 "
-                      "-depthwise-mode=0")
+                      "-depthwise-mode=0 -weight-buffers=1")
     assert str(Target("cpu", openmp=True)).split()[-2:] == ["-openmp=1", "-march=native"]
 
 
