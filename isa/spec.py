@@ -192,9 +192,18 @@ class InstructionSpec:
         """The bits of the parts after the first of its split fields, and of its fields added
         later (`since`): reserved in the base version (spec `base_version`), so a word with
         none of them set is a base word."""
+        out = self.split_high_mask
+        for f in self.fields:
+            if f.since:
+                out |= f.word_mask
+        return out
+
+    @functools.cached_property
+    def split_high_mask(self) -> int:
+        """The bits of the parts after the first of its split fields (the widened values)."""
         out = 0
         for f in self.fields:
-            for lsb, w in f.parts[0 if f.since else 1:]:
+            for lsb, w in f.parts[1:]:
                 out |= ((1 << w) - 1) << lsb
         return out
 
