@@ -11,7 +11,10 @@ from typing import Mapping
 from isa.semantics import conv_out_size
 
 # src1 of these vector instructions is a per-channel table, not a vector of len elements
-_SRC1_TABLES = {"vrequant": (lambda f: 2 * f["channels"], "2*channels (mult, shift)"),
+# (vrequant bias=1: (bias, mult, shift) triples)
+_SRC1_TABLES = {"vrequant": (lambda f: (3 if f.get("bias") else 2) * f["channels"],
+                             lambda f: "3*channels (bias, mult, shift)" if f.get("bias")
+                             else "2*channels (mult, shift)"),
                 "vbias": (lambda f: f["channels"], "channels"),
                 "vlut": (lambda f: 256, "256-entry table")}
 
@@ -103,7 +106,8 @@ def extents(instr, regs: Mapping[str, int]) -> dict[str, Extent]:
         out = {"dst": Extent(n, "len"), "src0": Extent(n, "len")}
         if fmt == "binary":
             table = _SRC1_TABLES.get(m)
-            out["src1"] = Extent(table[0](f), table[1]) if table else Extent(n, "len")
+            out["src1"] = (Extent(table[0](f), table[1] if isinstance(table[1], str)
+                                  else table[1](f)) if table else Extent(n, "len"))
         return out
     if fmt in ("rowreduce", "rowbcast"):
         tile = Extent(f["rows"] * f["cols"], "rows*cols")

@@ -161,12 +161,16 @@ def bias_add(a: np.ndarray, bias: np.ndarray, channels: int, dtype) -> np.ndarra
 
 
 def requantize(acc: np.ndarray, mult: np.ndarray, shift: np.ndarray, zp: int,
-               relu: bool, channels: int) -> np.ndarray:
+               relu: bool, channels: int, bias: np.ndarray | None = None) -> np.ndarray:
     """int32 -> int8: sat8(round_shift(acc * mult[c], shift[c]) + zp), c = i % channels.
 
-    `mult` is a signed int32 multiplier, `shift` in 0..63; relu clamps below at zp.
+    `mult` is a signed int32 multiplier, `shift` in 0..63; relu clamps below at zp. With
+    `bias` (vrequant bias=1) acc[i] is first sat32(acc[i] + bias[c]): exactly what vbias
+    into an int32 buffer hands a following vrequant.
     """
     c = np.arange(acc.size) % channels
+    if bias is not None:
+        acc = bias_add(acc, bias, channels, np.int32)
     y = round_shift(acc.astype(np.int64) * mult.astype(np.int64)[c], shift.astype(np.int64)[c])
     y = y + zp
     if relu:

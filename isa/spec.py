@@ -44,6 +44,9 @@ class FieldSpec:
     buffer: str | None = None      # fixed buffer name or the enum field naming it
     # (lsb, width) of each part in the word, the value's low bits first; () = one part
     parts: tuple[tuple[int, int], ...] = ()
+    # the ISA version that added the field ("" for its instruction's own): its bits were
+    # reserved before, so a word with it non-zero needs that version (IsaSpec.words_version)
+    since: str = ""
 
     def __post_init__(self):
         if not self.parts:
@@ -186,8 +189,18 @@ class InstructionSpec:
 
     @functools.cached_property
     def extension_mask(self) -> int:
-        """The bits of the parts after the first of its split fields: reserved in the base
-        version (spec `base_version`), so a word with none of them set is a base word."""
+        """The bits of the parts after the first of its split fields, and of its fields added
+        later (`since`): reserved in the base version (spec `base_version`), so a word with
+        none of them set is a base word."""
+        out = self.split_high_mask
+        for f in self.fields:
+            if f.since:
+                out |= f.word_mask
+        return out
+
+    @functools.cached_property
+    def split_high_mask(self) -> int:
+        """The bits of the parts after the first of its split fields (the widened values)."""
         out = 0
         for f in self.fields:
             for lsb, w in f.parts[1:]:
@@ -359,7 +372,7 @@ def _field(name: str, raw: dict, where: str) -> FieldSpec:
         return FieldSpec(name=name, lsb=parts[0][0], width=sum(w for _, w in parts),
                          type=raw.get("type", "u"), doc=raw.get("doc", ""), range=rng,
                          target_max=raw.get("target_max"), buffer=raw.get("buffer"),
-                         parts=parts)
+                         parts=parts, since=str(raw.get("since", "")))
     except KeyError as e:
         raise SpecError(f"{where}: field '{name}' lacks {e.args[0]!r}") from None
 
@@ -506,4 +519,10 @@ def load_spec(path: str | Path = SPEC_PATH) -> IsaSpec:
     if not spec.reads(spec.base_version_tuple):
         raise SpecError(f"[isa] base_version {spec.base_version} is not an older minor version "
                         f"of version {spec.version}")
+    for ins in spec.instructions:
+        for f in ins.fields:
+            if f.since and not (spec.reads(f.since) and f.since != spec.base_version):
+                raise SpecError(f"instruction '{ins.mnemonic}': field '{f.name}' since "
+                                f"{f.since!r} is not a version after the base "
+                                f"{spec.base_version or spec.version} up to {spec.version}")
     return spec

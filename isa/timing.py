@@ -28,6 +28,7 @@ from isa.errors import SpecError
 from isa.operands import cycle_operands
 
 REQUANT_EXTRA_STAGES = 2  # the 32x32 multiplier and the rounding adder of vrequant
+REQUANT_BIAS_STAGES = 1   # vrequant bias=1: the saturating per-channel bias adder before them
 
 
 @dataclass(frozen=True)
@@ -295,9 +296,11 @@ def vector_elementwise(hw: HwParams, len: int, **_) -> int:  # noqa: A002 (the s
 
 
 @rule("vector_requant")
-def vector_requant(hw: HwParams, len: int, **_) -> int:  # noqa: A002
-    """P + 2 + ceil(len / L): two extra stages for the multiply and rounding shift."""
-    return hw.vector_pipeline + REQUANT_EXTRA_STAGES + ceil(len / hw.vector_lanes)
+def vector_requant(hw: HwParams, len: int, bias: int = 0, **_) -> int:  # noqa: A002
+    """P + 2 + bias + ceil(len / L): two extra stages for the multiply and rounding shift,
+    and with vrequant's bias field one more before them, the bias add."""
+    return (hw.vector_pipeline + REQUANT_EXTRA_STAGES + (REQUANT_BIAS_STAGES if bias else 0)
+            + ceil(len / hw.vector_lanes))
 
 
 @rule("vector_pool")

@@ -138,7 +138,7 @@ module npu_core #(
     // A unit's busy is not needed: its queue knows it runs from start to done.
     /* verilator lint_off PINCONNECTEMPTY */
     localparam integer MI = (DW != 0) ? R * C : R;      // matrix input lanes (dw: one a PE)
-    localparam integer MRD = MI + 2 * C, VRD = 3 * L;    // read lanes per unit
+    localparam integer MRD = MI + 2 * C, VRD = 4 * L;    // read lanes per unit
     localparam integer DWR = BW + PAD_LANES;             // DMA write lanes (data + zero fill)
     localparam integer NRD = MRD + VRD + BW, NWR = C + L + DWR;
 
@@ -205,18 +205,19 @@ module npu_core #(
     assign wr_be[0 +: C*4]      = {C{4'hF}};
 
     // vector: read lanes [MRD, MRD + VRD), write lanes [C, C + L)
-    wire [1:0]      va_sel, vb_sel, vc_sel, vw_sel;
-    wire [L*AW-1:0] va_addr, vb_addr, vc_addr;
+    wire [1:0]      va_sel, vb_sel, vc_sel, vd_sel, vw_sel;
+    wire [L*AW-1:0] va_addr, vb_addr, vc_addr, vd_addr;
     vector_unit #(.L(L), .P(P), .AW(AW)) u_vector (
         .clk(clk), .rst(rst), .start(u_start[UV]), .instr(u_instr[128*UV +: 128]),
         .ready(u_ready[UV]), .busy(), .done(u_done[UV]), .illegal(u_illegal[UV]),
         .rd_a_sel(va_sel), .rd_a_addr(va_addr), .rd_a_data(rd_data[MRD*32 +: L*32]),
         .rd_b_sel(vb_sel), .rd_b_addr(vb_addr), .rd_b_data(rd_data[(MRD+L)*32 +: L*32]),
         .rd_c_sel(vc_sel), .rd_c_addr(vc_addr), .rd_c_data(rd_data[(MRD+2*L)*32 +: L*32]),
+        .rd_d_sel(vd_sel), .rd_d_addr(vd_addr), .rd_d_data(rd_data[(MRD+3*L)*32 +: L*32]),
         .wr_sel(vw_sel), .wr_en(wr_en[C +: L]), .wr_addr(wr_addr[C*AW +: L*AW]),
         .wr_data(wr_data[C*32 +: L*32]));
-    assign rd_sel[MRD*2 +: VRD*2]   = {{L{vc_sel}}, {L{vb_sel}}, {L{va_sel}}};
-    assign rd_addr[MRD*AW +: VRD*AW] = {vc_addr, vb_addr, va_addr};
+    assign rd_sel[MRD*2 +: VRD*2]   = {{L{vd_sel}}, {L{vc_sel}}, {L{vb_sel}}, {L{va_sel}}};
+    assign rd_addr[MRD*AW +: VRD*AW] = {vd_addr, vc_addr, vb_addr, va_addr};
     assign wr_sel[C*2 +: L*2]       = {L{vw_sel}};
     assign wr_be[C*4 +: L*4]        = {L{4'hF}};
 

@@ -167,6 +167,7 @@
 `define F_VREQUANT_CHANNELS(w) w[101:90]
 `define F_VREQUANT_ZP(w) w[109:102]
 `define F_VREQUANT_RELU(w) w[110:110]
+`define F_VREQUANT_BIAS(w) w[118:118]
 `define F_VBIAS_DST_BUF(w) w[9:8]
 `define F_VBIAS_DST(w) w[29:10]
 `define F_VBIAS_DST_FULL(w) {w[121:119], w[29:10]}
@@ -802,8 +803,8 @@ localparam integer VSHR_SHIFT_LSB = 90;
 localparam integer VSHR_SHIFT_W = 5;
 
 // ---- vrequant (vector; unit: vector)
-// semantics: dst[i] = sat8(round_shift(src0[i] * mult[c], shift[c]) + zp), c = i % channels; (mult, shift) int32 pairs at src1; relu clamps below at zp
-// timing: vector_requant = P + 2 + ceil(len / L) cycles
+// semantics: dst[i] = sat8(round_shift(src0[i] * mult[c], shift[c]) + zp), c = i % channels; (mult, shift) int32 pairs at src1; relu clamps below at zp. bias = 1: (bias, mult, shift) int32 triples at src1 and src0[i] becomes sat32(src0[i] + bias[c]) first, bit for bit vbias into abuf then vrequant
+// timing: vector_requant = P + 2 + bias + ceil(len / L) cycles
 //   dst_buf    [9:8] enum:buf: destination buffer
 //   dst        [29:10 [19:0], 121:119 [22:20]] u: destination element address
 //   src0_buf   [31:30] enum:buf: first operand buffer
@@ -814,6 +815,7 @@ localparam integer VSHR_SHIFT_W = 5;
 //   channels   [101:90] u: channel count (innermost dimension of src0)
 //   zp         [109:102] s: output zero point
 //   relu       [110] u: 1: clamp the result below at zp (fused ReLU)
+//   bias       [118] u: ISA 1.1. 1: src1 holds (bias, mult, shift) triples and the per-channel bias is added (int32 saturating, as vbias) before the multiply
 localparam [7:0] OP_VREQUANT = 8'h38;
 localparam integer VREQUANT_DST_BUF_LSB = 8;
 localparam integer VREQUANT_DST_BUF_W = 2;
@@ -847,6 +849,8 @@ localparam integer VREQUANT_ZP_LSB = 102;
 localparam integer VREQUANT_ZP_W = 8;
 localparam integer VREQUANT_RELU_LSB = 110;
 localparam integer VREQUANT_RELU_W = 1;
+localparam integer VREQUANT_BIAS_LSB = 118;
+localparam integer VREQUANT_BIAS_W = 1;
 
 // ---- vbias (vector; unit: vector)
 // semantics: dst[i] = sat(src0[i] + src1[i % channels]) (per-channel bias add)

@@ -15,6 +15,14 @@ module vector_lane (
     input  wire [47:0] acc_q,
     output wire [47:0] acc_d,
     output reg  [31:0] res,       // saturated result of a non-requant op
+    // vrequant bias=1 (rq_fused): stage 0 adds the channel's bias to a, saturating to int32
+    // as vbias into abuf does; the next cycle's multiply takes that sum and the registered
+    // multiplier instead of a and b
+    input  wire [31:0] rq_bias,
+    output wire [31:0] rq_sum,
+    input  wire        rq_fused,
+    input  wire [31:0] rq_sum_q,
+    input  wire [31:0] rq_mult_q,
     // vrequant, split over two pipeline stages by the unit
     output wire [63:0] rq_prod,   // stage 1: a * mult, exact
     input  wire [63:0] rq_prod_q,
@@ -59,8 +67,8 @@ module vector_lane (
     wire signed [63:0] sa = {{32{a[31]}}, a};
     wire signed [63:0] sb = {{32{b[31]}}, b};
     // one 32 x 32 -> 64 multiplier serves vmul and vrequant's first stage
-    wire signed [31:0] a32 = a;
-    wire signed [31:0] b32 = b;
+    wire signed [31:0] a32 = rq_fused ? rq_sum_q : a;
+    wire signed [31:0] b32 = rq_fused ? rq_mult_q : b;
     wire signed [63:0] prod = a32 * b32;
     wire signed [63:0] slo = {{48{lo[15]}}, lo};
     wire signed [63:0] shi = {{48{hi[15]}}, hi};
@@ -95,6 +103,7 @@ module vector_lane (
         endcase
     end
 
+    assign rq_sum  = sat(sa + {{32{rq_bias[31]}}, rq_bias}, 1'b1);
     assign rq_prod = prod;
     wire signed [63:0] zp = {{56{rq_zp[7]}}, rq_zp};
     wire signed [63:0] rounded = round_shift(rq_prod_q, rq_shift_q);

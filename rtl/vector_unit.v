@@ -1,6 +1,6 @@
 // Vector unit: every VECTOR instruction on L lanes over the buffer memories, and the pool_*
 // config registers (written by cfg). Cycle-exact to npusim.timing:
-//   elementwise  P + ceil(len / L)     vrequant  P + 2 + ceil(len / L)
+//   elementwise  P + ceil(len / L)     vrequant  P + 2 + bias + ceil(len / L)
 //   pooling      P + oh*ow*kh*kw*ceil(c / L)     cfg  1
 //   row-wise     P + rows*ceil(cols / L)         vrmul  P + 2 + rows*ceil(cols / L)
 //   vexp / vrecip / vrsqrt   P + 5 / 7 / 10 + ceil(len / L)
@@ -14,7 +14,9 @@
 // An issue stage emits one token per cycle (L elements, or for pooling L channels of one
 // window element); tokens cross a P-stage pipeline, then read their operands (combinational
 // simple-memory lanes), compute and write in one cycle; vrequant adds its multiply and
-// rounding stages before the write. `done` marks the edge that writes the last result.
+// rounding stages before the write; with its bias field, a bias-add stage before those
+// (src1 then holds (bias, mult, shift) triples, read on ports d, b, c).
+// `done` marks the edge that writes the last result.
 // Sources are read when their token reaches the read stage, so a destination that partly
 // overlaps a source (other than exactly in place) sees its earlier chunks' results.
 `default_nettype none
@@ -43,6 +45,9 @@ module vector_unit #(
     output wire [1:0]      rd_c_sel,
     output wire [L*AW-1:0] rd_c_addr,
     input  wire [L*32-1:0] rd_c_data,
+    output wire [1:0]      rd_d_sel,   // vrequant bias=1: the bias lanes
+    output wire [L*AW-1:0] rd_d_addr,
+    input  wire [L*32-1:0] rd_d_data,
     output wire [1:0]      wr_sel,
     output wire [L-1:0]    wr_en,
     output wire [L*AW-1:0] wr_addr,
@@ -108,6 +113,7 @@ module vector_unit #(
     reg [CW-1:0] channels;
     reg [7:0]    zp;
     reg          relu;
+    reg          rq_bias;               // vrequant's bias field
     reg [9:0]    in_h, in_w;
     reg [4:0]    in_frac, out_frac, rm_shift;
     reg [AW-1:0] dst0;                  // row-wise: dst, where a reduction's dst[r] starts
@@ -156,6 +162,7 @@ module vector_unit #(
                 // vbias and vrequant place channels identically (rtl_tests/test_decode.py)
                 channels <= `F_VREQUANT_CHANNELS(instr);
                 zp <= `F_VREQUANT_ZP(instr);             relu <= `F_VREQUANT_RELU(instr);
+                rq_bias <= `F_VREQUANT_BIAS(instr);
                 rm_shift <= `F_VRMUL_SHIFT(instr);
             end
         end else if (done) begin
@@ -166,6 +173,7 @@ module vector_unit #(
     wire is_pool    = op == OP_VMAXPOOL || op == OP_VSUMPOOL;
     wire is_requant = op == OP_VREQUANT;
     wire is_two     = is_requant || op == OP_VRMUL;  // the multiply + rounding stages
+    wire is_fused   = is_requant && rq_bias;         // and the bias-add stage before them
     wire is_reduce  = op == OP_VRMAX || op == OP_VRSUM;
     wire is_row     = is_reduce || op == OP_VRSUB || op == OP_VRMUL;
     wire is_nl      = op == OP_VEXP || op == OP_VRECIP || op == OP_VRSQRT;
@@ -345,6 +353,7 @@ module vector_unit #(
     assign rd_a_sel = src0_buf;
     assign rd_b_sel = src1_buf;
     assign rd_c_sel = src1_buf;
+    assign rd_d_sel = src1_buf;
 
     reg  [47:0]   pool_acc [0:L-1];
     wire [L*32-1:0]  res, rq_res, nl_res;
@@ -355,6 +364,13 @@ module vector_unit #(
     reg  [1:0]       rq_v, rq_last;
     reg  [AW-1:0]    s1_d, s2_d;
     reg  [L-1:0]     s1_mask, s2_mask;
+    // the bias-add stage (vrequant bias=1): sums, multipliers, shifts and the token's place
+    wire [L*32-1:0]  rq_sum;
+    reg  [L*32-1:0]  s0_sum, s0_mult;
+    reg  [L*6-1:0]   s0_shift;
+    reg              s0_v, s0_last;
+    reg  [AW-1:0]    s0_d;
+    reg  [L-1:0]     s0_mask;
 
     generate
         for (l = 0; l < L; l = l + 1) begin : g_lane
@@ -363,22 +379,29 @@ module vector_unit #(
             wire [47:0] acc_d;
             wire [AW-1:0] ch    = {{(AW-CW){1'b0}}, rd_ch[l]};
             wire [AW-1:0] pair  = {{(AW-CW-1){1'b0}}, rd_ch[l], 1'b0};  // (mult, shift) of ch
+            wire [AW-1:0] triple = pair + ch;                           // (bias, mult, shift)
             wire [AW-1:0] entry = {{(AW-8){1'b0}}, a[7] ^ 1'b1, a[6:0]};  // table index a + 128
             assign rd_ch[l+1] = ch_next(rd_ch[l], channels);
             assign rd_a_addr[AW*l +: AW] = r_a + LA;
             assign rd_b_addr[AW*l +: AW] =
                 op == OP_VBIAS    ? src1 + ch :
+                is_fused          ? src1 + triple + 1'b1 :
                 op == OP_VREQUANT ? src1 + pair :
                 op == OP_VLUT     ? src1 + entry :
                 is_row            ? r_b :
                                     r_b + LA;
-            assign rd_c_addr[AW*l +: AW] = src1 + pair + 1'b1;
+            assign rd_c_addr[AW*l +: AW] = is_fused ? src1 + triple + {{(AW-2){1'b0}}, 2'd2}
+                                                    : src1 + pair + 1'b1;
+            assign rd_d_addr[AW*l +: AW] = src1 + triple;
 
             vector_lane u_lane (
                 .op(op), .dst_wide(dst_wide), .a(a), .b(rd_b_data[32*l +: 32]),
                 .lo(lo), .hi(hi), .shamt(shamt),
                 .first(r_first), .inb(r_inb), .acc_q(pool_acc[l]), .acc_d(acc_d),
                 .res(res[32*l +: 32]),
+                .rq_bias(rd_d_data[32*l +: 32]), .rq_sum(rq_sum[32*l +: 32]),
+                .rq_fused(is_fused), .rq_sum_q(s0_sum[32*l +: 32]),
+                .rq_mult_q(s0_mult[32*l +: 32]),
                 .rq_prod(rq_prod[64*l +: 64]), .rq_prod_q(s1_prod[64*l +: 64]),
                 .rq_shift_q(s1_shift[6*l +: 6]), .rq_zp(zp), .rq_relu(relu),
                 .rq_res(rq_res[32*l +: 32]),
@@ -388,19 +411,30 @@ module vector_unit #(
         end
     endgenerate
 
-    // vrequant: stage 1 registers the products and shifts, stage 2 the rounded results
+    // vrequant: stage 1 registers the products and shifts, stage 2 the rounded results;
+    // with bias=1 stage 0 first registers the biased sums, multipliers and shifts, and
+    // stage 1 takes its token from there instead of the read stage
     integer i;
     always @(posedge clk) begin
-        rq_v    <= rst ? 2'b00 : {rq_v[0], tok_v && is_two};
-        rq_last <= {rq_last[0], r_last};
+        s0_v    <= rst ? 1'b0 : tok_v && is_fused;
+        s0_last <= r_last;
+        s0_sum  <= rq_sum;
+        s0_mult <= rd_b_data;
+        s0_d    <= r_d;
+        s0_mask <= r_mask;
+        for (i = 0; i < L; i = i + 1)
+            s0_shift[6*i +: 6] <= rd_c_data[32*i +: 6];
+        rq_v    <= rst ? 2'b00 : {rq_v[0], is_fused ? s0_v : tok_v && is_two};
+        rq_last <= {rq_last[0], is_fused ? s0_last : r_last};
         s1_prod <= rq_prod;
-        s1_d    <= r_d;
-        s1_mask <= r_mask;
+        s1_d    <= is_fused ? s0_d : r_d;
+        s1_mask <= is_fused ? s0_mask : r_mask;
         s2_res  <= rq_res;
         s2_d    <= s1_d;
         s2_mask <= s1_mask;
         for (i = 0; i < L; i = i + 1)
-            s1_shift[6*i +: 6] <= is_requant ? rd_c_data[32*i +: 6] : {1'b0, rm_shift};
+            s1_shift[6*i +: 6] <= is_fused ? s0_shift[6*i +: 6]
+                                : is_requant ? rd_c_data[32*i +: 6] : {1'b0, rm_shift};
     end
 
     // vrmax / vrsum: the token's unmasked lanes folded (a chain across lanes), onto the row's

@@ -7,7 +7,8 @@ import cocotb
 from isa.codec import encode_fields
 from isa import timing
 from rtl_tests.tb.bench import UnitBench
-from rtl_tests.tb.stim_vector import (VectorStim, transformer_directed, transformer_random,
+from rtl_tests.tb.stim_vector import (VectorStim, requant_bias_directed, requant_bias_random,
+                                      transformer_directed, transformer_random,
                                       vector_directed, vector_random)
 
 UNIT = "vector"
@@ -27,6 +28,34 @@ async def vector_random_cases(dut):
     bench = await UnitBench.open(dut, UNIT)
     await bench.run_cases(vector_random(bench.rng(2), bench.model.state.sizes, bench.params["L"],
                                         count=40))
+    bench.finish()
+
+
+@cocotb.test()
+async def requant_bias_cases(dut):
+    """vrequant bias=1 ((bias, mult, shift) triples): the saturating bias add at the int32
+    edges, ties after it, channels < L and > L; then random ones. Its one extra stage is
+    the rule's (P + 3 + ceil(len / L))."""
+    bench = await UnitBench.open(dut, UNIT)
+    await bench.run_cases(requant_bias_directed(bench.rng(8), bench.model.state.sizes,
+                                                bench.params["L"]))
+    await bench.run_cases(requant_bias_random(bench.rng(9), bench.model.state.sizes,
+                                              bench.params["L"], count=20))
+    bench.finish()
+
+
+@cocotb.test()
+async def requant_bias_back_to_back(dut):
+    """Issued without a gap: bias=1 then bias=0 then bias=1 then an elementwise op, each
+    exactly its rule, and no result of the longer pipeline collides with the next's."""
+    bench = await UnitBench.open(dut, UNIT)
+    s = VectorStim(bench.rng(10), bench.model.state.sizes)
+    cases = [s.requant(7, 3, "obuf", "abuf", zp=1, relu=1, biases=True),
+             s.requant(6, 2, "obuf", "abuf", zp=-2, relu=0),
+             s.requant(9, 5, "ibuf", "abuf", zp=0, relu=0, biases=True),
+             s.requant(1, 1, "obuf", "abuf", zp=4, relu=1, biases=True),
+             s.op("vadd", 5, "obuf", "ibuf", "wbuf")]
+    await bench.run_back_to_back(cases)
     bench.finish()
 
 

@@ -48,10 +48,27 @@ class Epilogue:
         """vrequant's relu flag: a ReLU, or a clip whose lower bound it takes (clip_in_requant)."""
         return self.act == "relu" or (self.clip_in_requant and self.act_lo > -128)
 
+    @property
+    def fused_bias(self) -> bool:
+        """Whether vrequant adds the bias itself (its bias field, ISA 1.1: one pass, not vbias
+        then vrequant, bit for bit the same): every quantized epilogue; a float one has no
+        vrequant and adds the bias with vbias."""
+        return self.quantized
+
+    def vector_instrs(self) -> list[tuple[str, dict]]:
+        """(mnemonic, fields the cycle rule reads besides len) of the vector instructions
+        over one accumulator tile, in order: what cost estimates sum and the NPU codegen
+        emits."""
+        ops = self.vector_ops()
+        if self.fused_bias:
+            return [(op, {"bias": 1} if i == 0 else {}) for i, op in enumerate(ops)]
+        return [(op, {}) for op in ops]
+
     def vector_ops(self) -> list:
         """The vector instructions over one accumulator tile, in order (for cost estimates
-        and as the contract the NPU codegen follows)."""
-        ops = ["vbias"]
+        and as the contract the NPU codegen follows); a quantized one's first vrequant adds
+        the bias (fused_bias)."""
+        ops = [] if self.fused_bias else ["vbias"]
         if self.quantized:
             ops.append("vrequant")
             if self.act == "clip" and not self.clip_in_requant:
@@ -74,11 +91,12 @@ class Epilogue:
 
     def cycles(self, hw, length: int) -> int:
         """Vector cycles of the epilogue of one accumulator tile of `length` elements."""
-        return sum(hw.cycles(op, len=length) for op in self.vector_ops())
+        return sum(hw.cycles(op, len=length, **fields) for op, fields in self.vector_instrs())
 
     def table_words(self, channels: int) -> int:
-        """abuf words of the layer's constant tables: bias, (mult, shift) pairs, add mults."""
-        return channels + (2 * channels if self.quantized else 0) + (4 if self.residual else 0)
+        """abuf words of the layer's constant tables: (bias, mult, shift) triples or the
+        float bias, and the add mults."""
+        return (3 if self.quantized else 1) * channels + (4 if self.residual else 0)
 
     def scratch_words(self, tile: int) -> int:
         """abuf words of the residual add's scratch (a product and two multiplier vectors)."""

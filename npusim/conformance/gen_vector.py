@@ -172,6 +172,19 @@ def _requant(t, rng):
                            ("abuf", requant_table([700, 900, 1100], [16, 15, 17]))], "obuf",
                           fields={"channels": 3, "zp": zp, "relu": relu}, n=L + 3,
                           doc="zero point and fused ReLU clamping at zp")
+    # bias=1: (bias, mult, shift) triples; the bias add saturates at both int32 edges
+    bias = np.array([2**31 - 1, -2**31, 1000, -7])
+    triples = np.stack([bias, [1, 1, 3, -5], [24, 24, 4, 1]], axis=1).reshape(-1)
+    yield vector_case("vrequant/bias", t, "vrequant",
+                      [("abuf", np.array([10, -10, 6, 3, I32[1], I32[0], -2**20, 2**20, 0])),
+                       ("abuf", triples)], "obuf", fields={"channels": 4, "bias": 1}, n=9,
+                      doc="the fused bias add saturates to int32 before the multiply")
+    yield vector_case("vrequant/bias-relu-abuf", t, "vrequant",
+                      [("abuf", i32(rng, 2 * L + 1, -40000, 40000)),
+                       ("abuf", np.stack([[-300, 5000, 77], [700, 900, -1100], [16, 15, 17]],
+                                         axis=1).reshape(-1))], "abuf",
+                      fields={"channels": 3, "bias": 1, "zp": -3, "relu": 1}, n=2 * L + 1,
+                      doc="bias, zero point and ReLU together, into abuf")
     c = 7
     yield vector_case("vrequant/per-channel", t, "vrequant",
                       [("abuf", i32(rng, 3 * c, -2**24, 2**24)),

@@ -417,10 +417,16 @@ class Reference:
         if names["src1"] != "abuf":
             raise GeneratorError(f"{self.test.name}: vrequant src1 must be abuf")
         a, params, c = d["src0"], d["src1"], f["channels"]
-        mult, shift = params[0::2], params[1::2]
+        width = 3 if f.get("bias") else 2  # bias=1: (bias, mult, shift) triples
+        mult, shift = params[width - 2::width], params[width - 1::width]
         if np.any((shift < 0) | (shift > 63)):
             raise GeneratorError(f"{self.test.name}: vrequant shift outside 0..63")
         ch = np.arange(a.size) % c
+        if width == 3:  # the bias add saturates to int32 first, as vbias into abuf
+            wide = a.astype(np.int64) + params[0::3].astype(np.int64)[ch]
+            self.corner(instr, "bias_sat_hi", wide > np.iinfo(np.int32).max)
+            self.corner(instr, "bias_sat_lo", wide < np.iinfo(np.int32).min)
+            a = semantics.saturate(wide, np.int32)
         prod = a.astype(np.int64) * mult.astype(np.int64)[ch]
         self._ties(instr, prod, shift.astype(np.int64)[ch])
         y = semantics.round_shift(prod, shift.astype(np.int64)[ch]) + f["zp"]

@@ -97,20 +97,24 @@ def vrequant(instr, state, dram, timing_only):
         return info, None
     # computed now, at issue: the sources need no copy of their own
     a = state.buffers[names["src0"]][f["src0"]:f["src0"] + n]
-    params = state.buffers["abuf"][f["src1"]:f["src1"] + 2 * c]
+    width = 3 if f.get("bias") else 2  # (bias, mult, shift) triples or (mult, shift) pairs
+    params = state.buffers["abuf"][f["src1"]:f["src1"] + width * c]
     # a layer's table serves all its tiles: checked and widened once per distinct table
-    key = ("vrequant", params.tobytes())
+    key = ("vrequant", width, params.tobytes())
     table = state.shapes.get(key)
     if table is None:
-        mult, shift = params[0::2], params[1::2]
+        mult, shift = params[width - 2::width], params[width - 1::width]
         bad = np.flatnonzero((shift < 0) | (shift > REQUANT_SHIFT_MAX))
         if bad.size:
             i = int(bad[0])
             raise IllegalInstructionError(
                 f"vrequant shift of channel {i} is {int(shift[i])}, outside "
-                f"0..{REQUANT_SHIFT_MAX} (abuf[{f['src1'] + 2 * i + 1}])",
+                f"0..{REQUANT_SHIFT_MAX} (abuf[{f['src1'] + width * i + width - 1}])",
                 hint="check the requantization table in abuf")
-        table = state.shapes[key] = (mult.copy(), shift.copy(), kernels.requant_table(mult, shift))
+        table = state.shapes[key] = (mult.copy(), shift.copy(), kernels.requant_table(mult, shift),
+                                     params[0::3].copy() if width == 3 else None)
+    if table[3] is not None:  # the bias add of vbias into abuf, saturating to int32
+        a = kernels.bias_add(a, table[3], c, np.int32)
     if n % c:
         out = kernels.requantize(a, table[0], table[1], f["zp"], bool(f["relu"]), c)
     else:

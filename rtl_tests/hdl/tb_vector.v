@@ -19,9 +19,9 @@ module tb_vector #(
 );
     localparam integer AW = 20;
 
-    wire [1:0]      a_sel, b_sel, c_sel, w_sel;
-    wire [L*AW-1:0] a_addr, b_addr, c_addr, w_addr;
-    wire [L*32-1:0] a_data, b_data, c_data, w_data;
+    wire [1:0]      a_sel, b_sel, c_sel, d_sel, w_sel;
+    wire [L*AW-1:0] a_addr, b_addr, c_addr, d_addr, w_addr;
+    wire [L*32-1:0] a_data, b_data, c_data, d_data, w_data;
     wire [L-1:0]    w_en;
 
     vector_unit #(.L(L), .P(P), .AW(AW)) u_dut (
@@ -30,13 +30,14 @@ module tb_vector #(
         .rd_a_sel(a_sel), .rd_a_addr(a_addr), .rd_a_data(a_data),
         .rd_b_sel(b_sel), .rd_b_addr(b_addr), .rd_b_data(b_data),
         .rd_c_sel(c_sel), .rd_c_addr(c_addr), .rd_c_data(c_data),
+        .rd_d_sel(d_sel), .rd_d_addr(d_addr), .rd_d_data(d_data),
         .wr_sel(w_sel), .wr_en(w_en), .wr_addr(w_addr), .wr_data(w_data));
 
     npu_buffers #(.IBUF_DEPTH(IBUF_DEPTH), .WBUF_DEPTH(WBUF_DEPTH), .ABUF_DEPTH(ABUF_DEPTH),
-                  .OBUF_DEPTH(OBUF_DEPTH), .AW(AW), .NRD(3 * L), .NWR(L)) u_bufs (
+                  .OBUF_DEPTH(OBUF_DEPTH), .AW(AW), .NRD(4 * L), .NWR(L)) u_bufs (
         .clk(clk),
-        .rd_sel({{L{c_sel}}, {L{b_sel}}, {L{a_sel}}}), .rd_addr({c_addr, b_addr, a_addr}),
-        .rd_data({c_data, b_data, a_data}),
+        .rd_sel({{L{d_sel}}, {L{c_sel}}, {L{b_sel}}, {L{a_sel}}}),
+        .rd_addr({d_addr, c_addr, b_addr, a_addr}), .rd_data({d_data, c_data, b_data, a_data}),
         .wr_sel({L{w_sel}}), .wr_en(w_en), .wr_addr(w_addr), .wr_data(w_data),
         .wr_be({L{4'hF}}));
 

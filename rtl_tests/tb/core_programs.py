@@ -85,11 +85,11 @@ class AsmProgram:
 @dataclass(frozen=True)
 class CompiledConvLayer:
     """conv 3x3 (pad 1) + bias + relu on a 1x6x5x5 float input, quantized and compiled for the
-    Target by compiler.backends (3-D DMA loads, two conv passes over channel slices, vbias,
-    vrequant); its output must also equal the compiler's integer reference."""
+    Target by compiler.backends (3-D DMA loads, two conv passes over channel slices, vrequant
+    adding the bias, bias=1); its output must also equal the compiler's integer reference."""
 
     name: str = "compiled_conv_relu"
-    what: str = "a conv layer compiled by the npu backend (3-D DMA, conv acc, vbias, vrequant)"
+    what: str = "a conv layer compiled by the npu backend (3-D DMA, conv acc, vrequant bias=1)"
 
     def prepare(self, rng: np.random.Generator, target: str) -> Case:
         from compiler.backends import build

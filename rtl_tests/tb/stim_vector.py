@@ -69,15 +69,23 @@ class VectorStim:
                     f"{mnemonic} len={n} {src0_buf}->{dst_buf}")
 
     def requant(self, n: int, channels: int, dst_buf: str, src0_buf: str, zp: int, relu: int,
-                shifts=None, mults=None, a=None) -> Case:
+                shifts=None, mults=None, a=None, biases=None) -> Case:
+        """vrequant; with `biases` (True: mixed int32 values) its bias=1 form, the table
+        (bias, mult, shift) triples."""
         shifts = (self.rng.integers(0, 64, size=channels) if shifts is None
                   else np.resize(np.asarray(shifts), channels))
         mults = (mixed(self.rng, "abuf", channels) if mults is None
                  else np.resize(np.asarray(mults), channels))
-        table = np.empty(2 * channels, dtype=np.int64)
-        table[0::2], table[1::2] = mults, shifts
+        if biases is None:
+            table = np.empty(2 * channels, dtype=np.int64)
+            table[0::2], table[1::2] = mults, shifts
+            return self.op("vrequant", n, dst_buf, src0_buf, "abuf", a=a, b=table,
+                           src1_count=2 * channels, channels=channels, zp=zp, relu=relu)
+        biases = (mixed(self.rng, "abuf", channels) if biases is True
+                  else np.resize(np.asarray(biases), channels))
+        table = np.stack([biases, mults, shifts], axis=1).reshape(-1).astype(np.int64)
         return self.op("vrequant", n, dst_buf, src0_buf, "abuf", a=a, b=table,
-                       src1_count=2 * channels, channels=channels, zp=zp, relu=relu)
+                       src1_count=3 * channels, channels=channels, zp=zp, relu=relu, bias=1)
 
     def pool(self, mnemonic: str, in_h: int, in_w: int, c: int, kernel, stride, pads,
              dst_buf: str, src0_buf: str, x=None) -> list[Case]:
@@ -231,6 +239,37 @@ def transformer_random(rng, sizes: dict, lanes: int, count: int) -> list[Case]:
             a = np.where(rng.random(n) < 0.5, -np.abs(mixed(rng, s0, n)), mixed(rng, s0, n))
             cases.append(s.op(mn, n, dst, s0, a=a, in_frac=int(rng.integers(0, 32)),
                               out_frac=int(rng.integers(0, 31 if mn == "vexp" else 32))))
+    return cases
+
+
+def requant_bias_directed(rng, sizes: dict, lanes: int) -> list[Case]:
+    """vrequant bias=1: the bias add saturating at both int32 edges before the multiply,
+    channels < L and > L, len % L != 0, every destination type, ties after the add."""
+    s = VectorStim(rng, sizes)
+    L = lanes
+    m32 = [2**31 - 1, -(2**31), 2**31 - 1, -(2**31), 65536, -65536, 46341, -46341]
+    edge = [2**31 - 1, -(2**31), 1, -1, 2**31 - 1, -(2**31), -5, 5]
+    acc = np.clip(ties(4), *INT32)
+    return [s.requant(8, 8, "obuf", "abuf", zp=0, relu=0, shifts=[24], mults=[1], a=m32,
+                      biases=edge),
+            s.requant(len(acc), 1, "obuf", "abuf", zp=-5, relu=0, shifts=[4], mults=[1],
+                      a=acc, biases=[16]),
+            s.requant(10, 3, "obuf", "abuf", zp=3, relu=1, biases=True),
+            s.requant(9, 2, "abuf", "ibuf", zp=127, relu=0, shifts=[0, 31],
+                      mults=[2**31 - 1, -(2**31)], biases=[2**31 - 1, -(2**31)]),
+            s.requant(2 * L + 3, L + 1, "ibuf", "abuf", zp=10, relu=1, biases=True),
+            s.requant(1, 1, "wbuf", "abuf", zp=-128, relu=0, biases=True)]
+
+
+def requant_bias_random(rng, sizes: dict, lanes: int, count: int) -> list[Case]:
+    s = VectorStim(rng, sizes)
+    cases = []
+    for _ in range(count):
+        dst, s0 = (str(b) for b in rng.choice(BUFS, size=2))
+        cases.append(s.requant(int(rng.integers(1, 6 * lanes + 1)),
+                               int(rng.integers(1, 2 * lanes + 2)), dst, s0,
+                               zp=int(rng.integers(-128, 128)), relu=int(rng.integers(0, 2)),
+                               biases=True))
     return cases
 
 

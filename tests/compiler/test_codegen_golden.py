@@ -6,9 +6,9 @@ Derivation (S = 8 setup, Lat = 100, BW = 16 B/cycle, R = C = 16, P = 4, L = 16):
                          (dma1's beats hold it 9..25): 26 + 100 = 126
   dma1  load table 192 B after its signal: 126 + 8 + 12 + 100 = 246
   matrix waits for x (signal at 127) and W (126): gemm 129 + (k + m + R + C - 1 = 63) = 192
-  vector waits for the table (247) and the sum (193): vbias 249 + P + 1 = 254,
-         vrequant 254 + P + 2 + 1 = 261, signal 262
-  dma0  store 16 B: 263 + 8 + 1 + 100 = 372
+  vector waits for the table (247) and the sum (193): vrequant with the bias (bias=1, the
+         table's (bias, mult, shift) triples) 249 + P + 2 + 1 + 1 = 257, signal 258
+  dma0  store 16 B: 259 + 8 + 1 + 100 = 368
 """
 
 import numpy as np
@@ -37,8 +37,7 @@ L0_y:
     signal unit=matrix, sem=3
     wait unit=vector, sem=2
     wait unit=vector, sem=3
-    vbias dst=abuf[0x30], src0=abuf[0x30], src1=abuf[0x0], len=16, channels=16  ; y out 0:16
-    vrequant dst=obuf[0x0], src0=abuf[0x30], src1=abuf[0x10], len=16, channels=16, relu=1
+    vrequant dst=obuf[0x0], src0=abuf[0x30], src1=abuf[0x0], len=16, channels=16, relu=1, bias=1  ; y out 0:16
     signal unit=vector, sem=4
     wait unit=dma0, sem=4
     store chan=0, sram=obuf[0x0], dram=0x40, rows=1, cols=16, stride=16  ; y out 0:16: store
@@ -46,8 +45,8 @@ L0_y:
 """
 
 TRACE = [("dma1", "load", 1, 125), ("dma0", "load", 3, 126), ("dma1", "load", 126, 246),
-         ("matrix", "gemm", 129, 192), ("vector", "vbias", 249, 254),
-         ("vector", "vrequant", 254, 261), ("dma0", "store", 263, 372)]
+         ("matrix", "gemm", 129, 192), ("vector", "vrequant", 249, 257),
+         ("dma0", "store", 259, 368)]
 
 
 def dense_graph():
@@ -77,6 +76,6 @@ def test_dense_layer_code_and_cycle_trace_are_exact():
     work = out.trace[~out.trace["mnemonic"].isin(["wait", "signal", "halt"])]
     assert list(work[["unit", "mnemonic", "start", "end"]].itertuples(index=False, name=None)) \
         == TRACE
-    assert out.cycles == 372
+    assert out.cycles == 368
     assert np.array_equal(dram.read(res.dram.addr(lowered, "y"), (1, 16), np.int8),
                           run_int(g, {"x": x})["y"])

@@ -54,7 +54,7 @@ GOLDEN = {
     "vshr": (dict(dst_buf=3, dst=0, src0_buf=2, src0=0, len=64, shift=31),
              "37030080000000000000017c00000000"),
     "vrequant": (dict(dst_buf=3, dst=0, src0_buf=2, src0=0, src1_buf=1, src1=0x40, len=256,
-                      channels=16, zp=-128, relu=1), "38030080000010100000044000600000"),
+                      channels=16, zp=-128, relu=1, bias=1), "38030080000010100000044000604000"),
     "vbias": (dict(dst_buf=2, dst=0, src0_buf=2, src0=0, src1_buf=1, src1=0x200, len=4096,
                    channels=4095), "3902008000001080000040fc3f000000"),
     "vmaxpool": (dict(dst_buf=0, dst=0, src0_buf=3, src0=0, in_h=1023, in_w=7, channels=3),

@@ -61,14 +61,15 @@ def test_editing_a_timing_key_changes_the_model_and_the_cost_model(tmp_path, mne
 
 
 def test_the_cost_models_estimators_follow_the_edited_key(tmp_path):
-    """A quantized conv epilogue runs one vrequant per tile: its estimate loses exactly the
-    requantizer's extra stages when vrequant's key names the elementwise rule."""
+    """A quantized conv epilogue runs one vrequant per tile, adding the bias (bias=1): its
+    estimate loses exactly the requantizer's extra stages and the bias stage when vrequant's
+    key names the elementwise rule."""
     epilogue = Epilogue(bias=None, mult=1, shift=0)
     assert epilogue.vector_ops().count("vrequant") == 1
     edited = edited_spec(tmp_path, "vrequant", "vector_elementwise")
     before = epilogue.cycles(Hw.from_target(TARGET), LENGTH)
     after = epilogue.cycles(Hw.from_target(TARGET, spec=edited), LENGTH)
-    assert after == before - timing.REQUANT_EXTRA_STAGES
+    assert after == before - timing.REQUANT_EXTRA_STAGES - timing.REQUANT_BIAS_STAGES
 
 
 def test_a_key_naming_a_rule_the_instruction_has_no_operands_for_is_a_spec_error(tmp_path):

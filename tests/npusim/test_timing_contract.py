@@ -103,10 +103,16 @@ def test_matrix_gemm(hw, m, k, n):
 @given(hw=hw_params, length=st.integers(1, 65535))
 def test_vector_rules(hw, length):
     for rule in ("vector_elementwise", "vector_requant"):
-        assert timing.RULES[rule](hw, len=length) == formula(rule, len=length, **symbols(hw))
+        assert timing.RULES[rule](hw, len=length) == formula(rule, len=length, bias=0,
+                                                             **symbols(hw))
+    # vrequant's bias field: one more stage, read from the instruction's own fields
+    for bias in (0, 1):
+        instr = instruction("vrequant", len=length, channels=1, bias=bias)
+        assert timing.unit_cycles(hw, instr, {}) == formula("vector_requant", len=length,
+                                                            bias=bias, **symbols(hw))
     for ins in SPEC.instructions:
         if ins.cls == "vector" and ins.format in ("unary", "binary"):
-            assert timing.cycles(hw, ins, len=length) == formula(ins.timing, len=length,
+            assert timing.cycles(hw, ins, len=length) == formula(ins.timing, len=length, bias=0,
                                                                  **symbols(hw)), ins.mnemonic
 
 

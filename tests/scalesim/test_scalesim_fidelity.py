@@ -54,10 +54,11 @@ CONFIG_SRAMS = "-ibuf-kb=64 -wbuf-kb=64 -obuf-kb=64 -abuf-kb=256"
     # os, fold-sized: every fold streams its whole window, K + R + C - 1 (8 column blocks x 5
     # folds of the 144 pixels; 16 blocks x 1 fold of 25)
     ("os", "", PICK, {"Conv4_1b": 8 * 5 * (2304 + 63), "Conv5_1b": 16 * (4608 + 63)}),
-    # ws within the config's 64 KiB SRAMs: 13 row tiles of at most 9 output rows (the abuf
-    # holds two 9 x 110 x 32 accumulator tiles)
+    # ws within the config's 64 KiB SRAMs: 7 row tiles (the tiler's choice since vrequant
+    # adds the bias, a one-pass epilogue; before it, 13 row tiles of at most 9 output rows,
+    # the abuf holding two 9 x 110 x 32 accumulator tiles)
     ("ws", CONFIG_SRAMS, ("Conv3_1b", "Conv3_s", "Conv4_1b", "Conv5_1b", "FC"),
-     {"Conv1": 2 * (13 * 147 + 5 * (110 * 110 + 13 * 63))}),
+     {"Conv1": 2 * (7 * 147 + 5 * (110 * 110 + 7 * 63))}),
     # os within them: a 3 x 3 x 256 x 32 weight tile is 72 KiB: 2 input slices, each paying
     # the fold's R + C - 1; 3 x 3 x 512 in 3 slices of 192, 192, 128 channels (not 4 of 128)
     ("os", CONFIG_SRAMS, ("Conv1", "Conv3_1b", "Conv3_s", "FC"),

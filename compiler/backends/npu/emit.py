@@ -258,10 +258,12 @@ class Emitter:
         ins, n1 = hit
         reads = ((src0[0], src0[1], src0[1] + length), (src1[0], src1[1], src1[1] + n1)) \
             if src1 is not None else ((src0[0], src0[1], src0[1] + length),)
-        shape = (mnemonic, length)
+        # a rule may read a field besides len: vrequant's bias (one more stage)
+        bias = extra.get("bias", 0)
+        shape = (mnemonic, length, bias)
         cycles = self.costs.get(shape)
         if cycles is None:
-            cycles = self.costs[shape] = self.hw.cycles(mnemonic, len=length)
+            cycles = self.costs[shape] = self.hw.cycles(mnemonic, len=length, bias=bias)
         return self.add(Op("vector", ins, cycles, reads,
                            ((dst[0], dst[1], dst[1] + length),), NO_REGS, comment, 0, 0, 0,
                            -1, ()))

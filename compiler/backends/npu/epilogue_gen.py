@@ -1,6 +1,7 @@
 """Vector-unit code of an accumulator tile's epilogue (the sequence qnn ops are defined by):
-vbias, vrequant (fused ReLU, and a clip its clamps make), vclip, residual add (vmul, vmul, vadd, vshr), activation; or
-in fp16 mode bias, activation, residual vadd and the cast to fp16."""
+vrequant with the bias (bias=1; fused ReLU, and a clip its clamps make), vclip, residual add
+(vmul, vmul, vadd, vshr), activation; or in fp16 mode bias, activation, residual vadd and the
+cast to fp16."""
 
 from __future__ import annotations
 
@@ -10,14 +11,17 @@ from ...lower.epilogue import VECTOR_CHUNK, Epilogue
 
 
 class EpilogueCode:
-    """One layer's epilogue resources: the constant table in abuf (bias, requant pairs, add
-    multipliers), and for a quantized residual add the scratch and broadcast vectors."""
+    """One layer's epilogue resources: the constant table in abuf ((bias, mult, shift)
+    triples, vrequant bias=1's; or the float bias; then the add multipliers), and for a
+    quantized residual add the scratch and broadcast vectors."""
 
     def __init__(self, em, sram, dram, epi: Epilogue, channels: int, tile: int, key: str):
         self.em, self.epi = em, epi
-        parts = [epi.bias.astype(np.float32 if not epi.quantized else np.int32)]
         if epi.quantized:
-            parts.append(np.stack([epi.mult, epi.shift], axis=1).astype(np.int32).ravel())
+            parts = [np.stack([np.asarray(epi.bias, np.int64), np.asarray(epi.mult, np.int64),
+                               np.asarray(epi.shift, np.int64)], axis=1).astype(np.int32).ravel()]
+        else:
+            parts = [epi.bias.astype(np.float32)]
         if epi.residual and epi.quantized:
             # the add multipliers, and (1, add_shift): vrequant by it is vshr with the ReLU
             parts.append(np.array([epi.lhs_mult, epi.rhs_mult, 1, epi.add_shift], np.int32))
@@ -27,9 +31,9 @@ class EpilogueCode:
             table = table.view(np.float32)
         self.words = table.size
         self.table = sram.alloc("abuf", table.size, "epilogue table")
-        self.bias = self.table
-        self.rq = self.table + channels
-        self.mults = self.table + 3 * channels
+        self.bias = self.table  # fp16: the bias; int8: the triples (vrequant bias=1)
+        self.rq = self.table
+        self.mults = self.table + 3 * channels if epi.quantized else self.table + channels
         self.const_addr = dram.const(f"{key}.table", table)
         self.chunk = min(tile, VECTOR_CHUNK)
         if epi.residual and epi.quantized:
@@ -55,12 +59,10 @@ class EpilogueCode:
         out_buf: another buffer for a result kept on chip (a fused block's ibuf tiles; int8
         without a residual only)."""
         em, e = self.em, self.epi
-        em.vec("vbias", ("abuf", acc), ("abuf", acc), length, ("abuf", self.bias + c0),
-               channels=channels, comment=comment)
-        if e.quantized:
-            em.vec("vrequant", (out_buf, out), ("abuf", acc), length, ("abuf", self.rq + 2 * c0),
-                   channels=channels, zp=e.out_zp,
-                   relu=int(e.requant_relu))
+        if e.quantized:  # the bias rides on vrequant (e.fused_bias): one pass, not two
+            em.vec("vrequant", (out_buf, out), ("abuf", acc), length, ("abuf", self.rq + 3 * c0),
+                   channels=channels, zp=e.out_zp, relu=int(e.requant_relu), bias=1,
+                   comment=comment)
             if e.act == "clip" and not e.clip_in_requant:
                 em.vec("vclip", (out_buf, out), (out_buf, out), length, lo=int(e.act_lo),
                        hi=int(e.act_hi))
@@ -81,6 +83,8 @@ class EpilogueCode:
                 if e.post_act != "relu":
                     self._act("obuf", out, length, e.post_act, e.post_lo, e.post_hi)
             return
+        em.vec("vbias", ("abuf", acc), ("abuf", acc), length, ("abuf", self.bias + c0),
+               channels=channels, comment=comment)
         self._act("abuf", acc, length, e.act, e.act_lo, e.act_hi)
         if e.residual:
             em.vec("vadd", ("abuf", acc), ("abuf", acc), length, ("obuf", res))
