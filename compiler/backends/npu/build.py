@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import gc
-from contextlib import contextmanager
-
 from isa.target import Target
 
 from ...artifact import Artifact, TensorEntry
+from ...build import collector_paused
 from ...errors import CompilerError
 from ...lower.cost import Hw
 from ...lower.program import lower
@@ -58,7 +56,7 @@ def _build(model, target, calib_inputs, num_calib, seed, sync, rewrites, progres
         module = None
         float_graph, graph, post = float_front_half(model, shape_limits=True, **model_kwargs)
     step("lower", 0, 1)
-    with _collector_paused():
+    with collector_paused(promote=True):
         lowered = lower(graph, target, _tile_hw(target, tile_for), **(rewrites or {}))
         total = len(lowered.layers)
         name = graph.name or "model"
@@ -111,25 +109,3 @@ def _tile_hw(target, tile_for):
         raise CompilerError(f"tile_for={other}: its {', '.join(bad)} differ from (or exceed) "
                             f"the target {target}'s; tiles for it would not fit the target")
     return Hw.from_target(other)
-
-
-@contextmanager
-def _collector_paused():
-    """Python's cyclic garbage collector off while lowering and codegen run: they allocate some
-    10^5 ops, instructions and dependency lists that all stay alive until the program is
-    built, and the collector's repeated passes over them (and the model) took a fifth of the
-    time; it is back on (if it was) afterwards, to collect whatever cycles are left."""
-    was_on = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            # what they made lives on (the program, its listing's notes): straight to the
-            # oldest generation (freeze then unfreeze moves every tracked object there), so
-            # the young-generation pass the next allocation starts does not walk 10^5 new
-            # objects to find no garbage; not where the process froze objects of its own
-            if gc.get_freeze_count() == 0:
-                gc.freeze()
-                gc.unfreeze()
-            gc.enable()
