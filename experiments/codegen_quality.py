@@ -30,6 +30,7 @@ import json
 import sys
 
 from compiler.errors import CompilerError
+from compiler.lower.program import NPU_REWRITES
 from isa.checks import target_name
 from isa.files import write_atomic
 from isa.target import Target
@@ -40,8 +41,8 @@ REWRITES = {"all rewrites": {}, "no swapped roles": {"swap": False},
             "no space-to-depth": {"s2d": False}, "no column folding": {"fold": False},
             "no row-toeplitz dw": {"rowdw": False},
             "no fused blocks": {"fuse": False},
-            "none": {"swap": False, "s2d": False, "fold": False, "rowdw": False,
-                     "stack": False, "fuse": False}}
+            "no im2col": {"im2col": False},
+            "none": dict.fromkeys(NPU_REWRITES, False)}  # every rewrite lower() has
 
 
 def measure(model: str, target: str, resolution: int, rewrites: dict) -> tuple:
