@@ -406,18 +406,22 @@ def _validate(spec: IsaSpec) -> None:
                 raise SpecError(f"{where}: enum '{f.enum}' does not fit field '{f.name}'")
             if f.buffer and f.buffer not in spec.enums["buf"].values and f.buffer not in ins.field_map:
                 raise SpecError(f"{where}: field '{f.name}' names unknown buffer '{f.buffer}'")
+            if f.since and not (spec.reads(f.since) and f.since != spec.base_version):
+                raise SpecError(f"{where}: field '{f.name}' since {f.since!r} is not a version "
+                                f"after the base {spec.base_version or spec.version} up to "
+                                f"{spec.version}")
         if ins.timing not in spec.timing:
             raise SpecError(f"{where}: timing rule '{ins.timing}' is not in [timing]")
         for name in ins.dataflow_timing.values():
             if name not in spec.timing:
                 raise SpecError(f"{where}: its [dataflow] timing rule '{name}' is not in [timing]")
+        if ins.unit.startswith("field:") and ins.unit[6:] not in ins.field_map:
+            raise SpecError(f"{where}: unit comes from missing field '{ins.unit[6:]}'")
     for count, table in spec.weight_buffers.items():
         for old, new in table["timing"].items():
             if old not in spec.timing or new not in spec.timing:
                 raise SpecError(f"[weight_buffers.{count}] maps rule '{old}' to '{new}'; both must "
                                 "be in [timing]")
-        if ins.unit.startswith("field:") and ins.unit[6:] not in ins.field_map:
-            raise SpecError(f"{where}: unit comes from missing field '{ins.unit[6:]}'")
     for reg in spec.registers.values():
         if reg.name not in spec.enums["reg"].values:
             raise SpecError(f"register '{reg.name}' is not in enums.reg")
@@ -519,10 +523,4 @@ def load_spec(path: str | Path = SPEC_PATH) -> IsaSpec:
     if not spec.reads(spec.base_version_tuple):
         raise SpecError(f"[isa] base_version {spec.base_version} is not an older minor version "
                         f"of version {spec.version}")
-    for ins in spec.instructions:
-        for f in ins.fields:
-            if f.since and not (spec.reads(f.since) and f.since != spec.base_version):
-                raise SpecError(f"instruction '{ins.mnemonic}': field '{f.name}' since "
-                                f"{f.since!r} is not a version after the base "
-                                f"{spec.base_version or spec.version} up to {spec.version}")
     return spec
