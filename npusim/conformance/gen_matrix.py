@@ -44,11 +44,26 @@ def gemm_case(name, t, m, k, n, rng, acc_init=None, chain=1, top=False, doc="", 
 
 def conv_case(name, t, h, w, cin, cout, rng, regs=None, acc_init=None, chain=1, doc="",
               x=None, wt=None):
+    return _window_case("conv", name, t, h, w, cin, cout, (cin, cout), dict(cin=cin, cout=cout),
+                        rng, regs, acc_init, chain, doc, x, wt)
+
+
+def dwconv_case(name, t, h, w, c, rng, regs=None, acc_init=None, chain=1, doc="", x=None,
+                wt=None):
+    """dwconv of an h x w x c tile (the array's depthwise mode) with these conv_* registers."""
+    return _window_case("dwconv", name, t, h, w, c, c, (c,), dict(channels=c), rng, regs,
+                        acc_init, chain, doc, x, wt)
+
+
+def _window_case(mnemonic, name, t, h, w, cin, cout, wshape, fields, rng, regs, acc_init,
+                 chain, doc, x, wt):
+    """`chain` conv/dwconv instructions (kernel (kh, kw) + wshape weights each) over an
+    h x w x cin tile into one oh x ow x cout accumulator tile, after these conv_* registers."""
     regs = dict(regs or {})
     oh, ow, kh, kw = _conv_window(h, w, regs)
     b = Builder(name, t, doc)
     x = rng.integers(-128, 128, (h, w, cin)) if x is None else x
-    wt = rng.integers(-128, 128, (chain, kh, kw, cin, cout)) if wt is None else wt
+    wt = rng.integers(-128, 128, (chain, kh, kw) + wshape) if wt is None else wt
     ix = b.put("X", x, "ibuf")
     iw = b.put("Wt", wt, "wbuf")
     ac = b.put("ACC", acc_init, "abuf") if acc_init is not None else b.alloc("abuf",
@@ -56,32 +71,11 @@ def conv_case(name, t, h, w, cin, cout, rng, regs=None, acc_init=None, chain=1, 
     for r, v in regs.items():
         b.emit("cfg", unit="matrix", reg=f"conv_{r}", value=v)
     b.handoff("dma0", "matrix")
+    per = kh * kw * int(np.prod(wshape))
     for i in range(chain):
-        b.emit("conv", ibuf=ix, wbuf=iw + i * kh * kw * cin * cout, abuf=ac, in_h=h, in_w=w,
-               cin=cin, cout=cout, acc=int(acc_init is not None or i > 0))
+        b.emit(mnemonic, ibuf=ix, wbuf=iw + i * per, abuf=ac, in_h=h, in_w=w, **fields,
+               acc=int(acc_init is not None or i > 0))
     b.output("abuf", ac, oh * ow * cout, src="matrix")
-    return b
-
-
-def dwconv_case(name, t, h, w, c, rng, regs=None, acc_init=None, chain=1, doc="", x=None,
-                wt=None):
-    """dwconv of an h x w x c tile (the array's depthwise mode) with these conv_* registers."""
-    regs = dict(regs or {})
-    oh, ow, kh, kw = _conv_window(h, w, regs)
-    b = Builder(name, t, doc)
-    x = rng.integers(-128, 128, (h, w, c)) if x is None else x
-    wt = rng.integers(-128, 128, (chain, kh, kw, c)) if wt is None else wt
-    ix = b.put("X", x, "ibuf")
-    iw = b.put("Wt", wt, "wbuf")
-    ac = b.put("ACC", acc_init, "abuf") if acc_init is not None else b.alloc("abuf",
-                                                                             oh * ow * c)
-    for r, v in regs.items():
-        b.emit("cfg", unit="matrix", reg=f"conv_{r}", value=v)
-    b.handoff("dma0", "matrix")
-    for i in range(chain):
-        b.emit("dwconv", ibuf=ix, wbuf=iw + i * kh * kw * c, abuf=ac, in_h=h, in_w=w,
-               channels=c, acc=int(acc_init is not None or i > 0))
-    b.output("abuf", ac, oh * ow * c, src="matrix")
     return b
 
 
