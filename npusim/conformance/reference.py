@@ -277,6 +277,18 @@ class Reference:
             self.corner(instr, "acc_after_gemm", prev is not None and prev[2].mnemonic == "gemm")
         self._write(st, "abuf", f["abuf"], semantics.gemm(a, w, acc), ident)
 
+    def _window(self, instr, regs) -> dict:
+        """The conv_* registers as semantics.conv2d/dwconv2d's stride, pads and dilation,
+        their pad/stride/dilation coverage bins marked."""
+        pads = tuple(regs[f"conv_pad_{s}"] for s in ("top", "left", "bottom", "right"))
+        for side, p in zip(("pad_top", "pad_left", "pad_bottom", "pad_right"), pads):
+            self.corner(instr, side, p > 0)
+        stride = (regs["conv_stride_h"], regs["conv_stride_w"])
+        dilation = (regs["conv_dilation_h"], regs["conv_dilation_w"])
+        self.corner(instr, "stride", max(stride) > 1)
+        self.corner(instr, "dilation", max(dilation) > 1)
+        return dict(stride=stride, pads=pads, dilation=dilation)
+
     def _conv(self, st, ident, instr, regs):
         f = instr.fields
         kh, kw, cin, cout = regs["conv_kh"], regs["conv_kw"], f["cin"], f["cout"]
@@ -285,15 +297,9 @@ class Reference:
         w = self._read(st, "wbuf", f["wbuf"], kh * kw * cin * cout, "conv wbuf")
         acc = self._read(st, "abuf", f["abuf"], oh * ow * cout, "conv abuf").reshape(
             oh, ow, cout) if f["acc"] else None
-        pads = tuple(regs[f"conv_pad_{s}"] for s in ("top", "left", "bottom", "right"))
-        kw_args = dict(stride=(regs["conv_stride_h"], regs["conv_stride_w"]), pads=pads,
-                       dilation=(regs["conv_dilation_h"], regs["conv_dilation_w"]))
+        kw_args = self._window(instr, regs)
         x = x.reshape(f["in_h"], f["in_w"], cin)
         w = w.reshape(kh, kw, cin, cout)
-        for side, p in zip(("pad_top", "pad_left", "pad_bottom", "pad_right"), pads):
-            self.corner(instr, side, p > 0)
-        self.corner(instr, "stride", max(kw_args["stride"]) > 1)
-        self.corner(instr, "dilation", max(kw_args["dilation"]) > 1)
         self.corner(instr, "multi_block", cin > self.t.array_rows)
         self.corner(instr, "wrap", self._conv_wraps(x, w, kw_args, acc))
         self._write(st, "abuf", f["abuf"], semantics.conv2d(x, w, acc=acc, **kw_args), ident)
@@ -306,15 +312,9 @@ class Reference:
         w = self._read(st, "wbuf", f["wbuf"], kh * kw * c, "dwconv wbuf")
         acc = self._read(st, "abuf", f["abuf"], oh * ow * c, "dwconv abuf").reshape(
             oh, ow, c) if f["acc"] else None
-        pads = tuple(regs[f"conv_pad_{s}"] for s in ("top", "left", "bottom", "right"))
-        kw_args = dict(stride=(regs["conv_stride_h"], regs["conv_stride_w"]), pads=pads,
-                       dilation=(regs["conv_dilation_h"], regs["conv_dilation_w"]))
+        kw_args = self._window(instr, regs)
         x = x.reshape(f["in_h"], f["in_w"], c)
         w = w.reshape(kh, kw, c)
-        for side, p in zip(("pad_top", "pad_left", "pad_bottom", "pad_right"), pads):
-            self.corner(instr, side, p > 0)
-        self.corner(instr, "stride", max(kw_args["stride"]) > 1)
-        self.corner(instr, "dilation", max(kw_args["dilation"]) > 1)
         self.corner(instr, "multi_pass", kh * kw > self.t.array_rows)
         big = semantics.dwconv2d(x.astype(np.float64), w.astype(np.float64), **kw_args)
         total = big + (0 if acc is None else acc)
