@@ -11,6 +11,7 @@ from ..ops import register_hook
 from .conv import ConvLayer, choose_schedule, split_rows
 from .copy import CopyLayer, copy_cycles, plan_copy
 from .depthwise import depthwise_candidate
+from .dwconv import dwconv_candidate
 from .epilogue import Epilogue
 from .fold import FoldCopyLayer, fold, fold_strided, make_fold_copy, with_fold_copy
 from .geometry import ConvGeom, space_to_depth, subsample
@@ -77,6 +78,10 @@ def lower_conv(lw, n: Node) -> None:
         if "rowdw" in lw.rewrites else None
     if dw is not None:
         cands.append(dw)
+    dwm = dwconv_candidate(lw, n.name, x_in, n.output, geom, w, epi) \
+        if "dwgroup" in lw.rewrites else None
+    if dwm is not None:
+        cands.append(dwm)
     cost, layers = min(cands, key=lambda c: c[0])
     for layer in layers:  # register the DRAM tensors of the chosen candidate only
         if isinstance(layer, Im2colCopyLayer):

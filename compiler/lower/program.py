@@ -23,8 +23,10 @@ FLOAT_DTYPES = ("float32", "float16")
 # rewrites that suit the NPU's array and DMA only: strided loads for strided 1x1 convs,
 # space-to-depth, swapped roles, folded kernel columns (zero taps and copies elsewhere),
 # row-Toeplitz depthwise convs (element-strided gathers), stacked kernel rows of swapped convs,
-# small-cin convs as im2col'd 1x1 convs, inverted-residual blocks fused on chip (fused_block.py)
-NPU_REWRITES = ("subsample", "s2d", "swap", "fold", "rowdw", "stack", "im2col", "fuse")
+# small-cin convs as im2col'd 1x1 convs, inverted-residual blocks fused on chip (fused_block.py),
+# depthwise-mode convs with a transfer per group of channel blocks (dwconv.py)
+NPU_REWRITES = ("subsample", "s2d", "swap", "fold", "rowdw", "stack", "im2col", "fuse",
+                "dwgroup")
 
 
 @dataclass(frozen=True)
@@ -218,14 +220,14 @@ class _Lowerer:
 def lower(graph: Graph, target, hw: Hw | None = None, *, npu_rewrites: bool = True,
           subsample: bool = True, s2d: bool = True, swap: bool = True,
           fold: bool = True, rowdw: bool = True, stack: bool = True,
-          im2col: bool = True, fuse: bool = True) -> LoweredProgram:
+          im2col: bool = True, fuse: bool = True, dwgroup: bool = True) -> LoweredProgram:
     """Lower a quantized graph, or a float NHWC graph (fp16 in DRAM when hw.dtype is fp16),
     for a Target of any kind.
 
     Tiles are sized for `hw` (default: the npu Target's own); a backend for another kind
     passes an Hw describing its memories (e.g. caches as buffers) to reuse the schedules.
     npu_rewrites=False turns off every NPU_REWRITES entry (what cpu/gpu backends want);
-    subsample, s2d, swap, fold, rowdw, stack, im2col, fuse turn off one each (each is used
+    subsample, s2d, swap, fold, rowdw, stack, im2col, fuse, dwgroup turn off one each (each is used
     only where the cost model says it is faster)."""
     from isa.target import Target
     import_package(__package__)  # every lowering module registers its ops' 'lower' hooks
@@ -236,6 +238,6 @@ def lower(graph: Graph, target, hw: Hw | None = None, *, npu_rewrites: bool = Tr
                                 f"{target.kind} target pass hw=Hw(...) describing its memories")
         hw = Hw.from_target(target)
     flags = {"subsample": subsample, "s2d": s2d, "swap": swap, "fold": fold, "rowdw": rowdw,
-             "stack": stack, "im2col": im2col, "fuse": fuse}
+             "stack": stack, "im2col": im2col, "fuse": fuse, "dwgroup": dwgroup}
     rewrites = frozenset(r for r in NPU_REWRITES if npu_rewrites and flags[r])
     return _Lowerer(graph, target, hw, rewrites).run()

@@ -28,7 +28,8 @@ def _mnemonics(lowered) -> set:
     ("npu-edge -depthwise-mode=1 -num-cores=2", 14, 40, 3, 1, 1)])
 def test_bit_exact_as_dwconv_tiles(tag, h, c, k, stride, pad):
     g = qconv_graph(1, h, h, c, c, k, stride, pad, groups=c)
-    lowered, _ = run_and_compare(g, tag)
+    # the conv tiler's dwconv tiles (the grouped transfers of lower/dwconv.py: test_dwconv_groups)
+    lowered, _ = run_and_compare(g, tag, dwgroup=False)
     (layer,) = lowered.layers
     assert isinstance(layer, ConvLayer)
     ops = _mnemonics(lowered)
@@ -59,7 +60,7 @@ def test_faster_than_the_block_diagonal_and_row_toeplitz_tiles():
 def test_one_pass_per_tile_of_16_channels():
     # 14x14x16, 3x3 pad 1: each row tile one dwconv pass of 9 taps over its pixels,
     # 9 + m + 16 + 16 - 1 cycles on the array (the block-diagonal conv: 9 such passes)
-    lowered = lower(dw_graph(14, 16, 3, 1), MODE)
+    lowered = lower(dw_graph(14, 16, 3, 1), MODE, dwgroup=False)
     tiles = generate(lowered).text.count("dwconv ")
     assert tiles >= 1
     assert lowered.layers[0].schedule.est["matrix"] == tiles * (9 + 31) + 196

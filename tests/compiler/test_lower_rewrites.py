@@ -68,7 +68,7 @@ def test_one_switch_turns_off_every_npu_rewrite():
     off = lower(stem, "npu-edge", npu_rewrites=False)
     assert [type(x).__name__ for x in off.layers] == ["ConvLayer"]
     assert set(NPU_REWRITES) == {"subsample", "s2d", "swap", "fold", "rowdw", "stack",
-                                 "im2col", "fuse"}
+                                 "im2col", "fuse", "dwgroup"}
     # npu_rewrites=False wins over a flag left on
     assert lower(stem, "npu-edge", npu_rewrites=False, fold=True).layers[0].geom.kh == 7
 

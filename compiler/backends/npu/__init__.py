@@ -37,7 +37,7 @@ class CompiledModel:
 class NpuBackend(Backend):
     """Options: calib_inputs, num_calib, seed (quantization), sync ('auto', 'tokens',
     'barrier'), rewrites (dict of compiler.lower.lower flags: npu_rewrites, subsample, s2d,
-    swap, fold, rowdw, im2col, fuse), progress (callable(stage, done, total)), plus model keyword
+    swap, fold, rowdw, im2col, fuse, dwgroup), progress (callable(stage, done, total)), plus model keyword
     arguments (e.g. resolution=32)."""
 
     def build(self, model, target, *, calib_inputs=None, num_calib: int = 8, seed: int = 0,

@@ -1,0 +1,186 @@
+"""Standalone depthwise convs on the array's depthwise mode, in bands of output rows x groups of
+16-channel blocks: one DMA brings a group's blocks (a 3-D transfer, a plane per block), one
+`dwconv` per block, and one DMA stores the group's outputs.
+
+Why: such a layer moves 2 bytes of DRAM per 9 MACs (at stride 1), so DRAM is its roofline
+(28% of npu-edge's peak at stride 1, 11% at stride 2; docs/codegen.md). The conv tiler's
+schedule of it (one padded load and one store per 16-channel block, both on the activation
+channel when there are two engines) pays each transfer's setup and DRAM latency in order on
+one engine: MobileNetV2's 14x14x384 layer makes 48 transfers of 3 KB (108 + 196 cycles
+each, 14.6k cycles on one engine against 9.6k of port beats), its 7x7x960 ones 120 of 784 B
+(3x their roofline). Here a transfer carries `group` blocks, the stores go on the weights'
+idle engine where the two would share one (depthwise.store_role), the weights (taps of every
+channel) are one load, and the padding is the conv_pad registers' (no zero fill): the layer
+runs at its port's beats plus the first load and the last store."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from .conv import SYNC_CYCLES, choose_schedule, uses_dwconv
+from .cost import FIELD_MAX, Hw
+from .depthwise import store_role
+from .epilogue import Epilogue
+from .geometry import ConvGeom
+
+MARGIN = 0.95  # beat the conv tiler's estimate by this much: the newer estimate
+
+
+@dataclass(frozen=True)
+class DwTileSchedule:
+    rows: int          # output rows per band
+    group: int         # 16-channel blocks per transfer
+    est: dict = field(default_factory=dict, compare=False)
+
+    def describe(self) -> str:
+        return f"dwconv bands: rows={self.rows} blocks/transfer={self.group}"
+
+
+@dataclass(frozen=True)
+class DwItem:
+    """One transfer's work: output rows [r0, r1) of channel blocks `blocks` ((c0, c1) each,
+    all of one width)."""
+
+    r0: int
+    r1: int
+    blocks: tuple
+
+
+@dataclass
+class DwconvLayer:
+    """A depthwise conv on the array's depthwise mode (uses_dwconv), NHWC, one image."""
+
+    name: str
+    x: str
+    y: str
+    geom: ConvGeom
+    weights: np.ndarray          # (kh, kw, 1, channels), as the conv's HWIO weights
+    epilogue: Epilogue
+    schedule: DwTileSchedule | None = None
+    kind: str = "conv"
+    note: str = "depthwise mode, grouped transfers"
+    useful_macs: int | None = None
+    sub: tuple | None = None
+
+    @property
+    def inputs(self) -> list:
+        return [self.x]
+
+    @property
+    def macs(self) -> int:
+        return self.geom.macs
+
+    def items(self, cols: int) -> list:
+        return work_items(self.geom, cols, self.schedule.rows, self.schedule.group)
+
+
+def blocks_of(channels: int, cols: int) -> list:
+    return [(c, min(c + cols, channels)) for c in range(0, channels, cols)]
+
+
+def work_items(g: ConvGeom, cols: int, rows: int, group: int) -> list:
+    """Bands of `rows` output rows, each in groups of `group` blocks (a narrower last block
+    is a group of its own: one transfer moves blocks of one width)."""
+    blocks = blocks_of(g.cout, cols)
+    whole = [b for b in blocks if b[1] - b[0] == cols]
+    rest = [b for b in blocks if b[1] - b[0] != cols]
+    groups = [tuple(whole[i:i + group]) for i in range(0, len(whole), group)] + \
+        [tuple(rest)] * bool(rest)
+    return [DwItem(r0, min(r0 + rows, g.oh), grp)
+            for r0 in range(0, g.oh, rows) for grp in groups]
+
+
+def block_taps(w: np.ndarray, cols: int) -> np.ndarray:
+    """The taps of every block back to back, each block's (kh, kw, c) as a dwconv reads its
+    weight tile: one resident constant, block b's tile at kh * kw * b * cols."""
+    ch = w.shape[3]
+    return np.concatenate([np.ascontiguousarray(w[:, :, 0, c0:c1]).ravel()
+                           for c0, c1 in blocks_of(ch, cols)])
+
+
+def applies(g: ConvGeom, epi: Epilogue, hw: Hw) -> bool:
+    return uses_dwconv(g, hw) and g.n == 1 and not epi.residual and \
+        max(g.pads) <= FIELD_MAX["conv_pad"] and g.w <= FIELD_MAX["in_hw"]
+
+
+def choose_dwconv(g: ConvGeom, epi: Epilogue, hw: Hw,
+                  table_channels: int | None = None) -> DwTileSchedule | None:
+    """The cheapest (band rows, blocks per transfer) that fits, with its estimate."""
+    if not applies(g, epi, hw):
+        return None
+    nblocks = -(-g.cout // hw.cols)
+    best = None
+    for rows in sorted({-(-g.oh // n) for n in range(1, g.oh + 1)}):
+        for group in range(1, nblocks + 1):
+            s = _estimate(g, epi, hw, rows, group, table_channels)
+            if s is not None and (best is None or s.est["cycles"] < best.est["cycles"]):
+                best = s
+    return best
+
+
+def _estimate(g: ConvGeom, epi: Epilogue, hw: Hw, rows: int, group: int,
+              table_channels: int | None) -> DwTileSchedule | None:
+    cols, eb, elems = hw.cols, hw.act_bytes, hw.buffer_elems
+    cb = min(cols, g.cout)
+    spans = [g.in_rows(r0, min(r0 + rows, g.oh))[:2] for r0 in range(0, g.oh, rows)]
+    n_in = max(b - a for a, b in spans)
+    m_in, m_out = n_in * g.w, rows * g.ow
+    table = epi.table_words(g.cout if table_channels is None else table_channels)
+    taps = g.kh * g.kw * g.cout
+    if 2 * group * m_in * cb > elems["ibuf"] or taps > elems["wbuf"] or \
+            table + 2 * m_out * cb > elems["abuf"] or 2 * group * m_out * cb > elems["obuf"] or \
+            m_in > FIELD_MAX["rows"] or m_out * cb > FIELD_MAX["len"] or \
+            m_out > FIELD_MAX["m"] or n_in > FIELD_MAX["in_hw"] or group > FIELD_MAX["planes"]:
+        return None
+    items = work_items(g, cols, rows, group)
+    cores = hw.num_cores
+    mine = items[:-(-len(items) // cores)]
+    matrix = vector = in_bytes = out_bytes = 0
+    for it in mine:
+        a, b, _, _ = g.in_rows(it.r0, it.r1)
+        mo = (it.r1 - it.r0) * g.ow
+        for c0, c1 in it.blocks:
+            matrix += hw.dwconv(mo, g.kh, g.kw, c1 - c0) + SYNC_CYCLES
+            vector += epi.cycles(hw, mo * (c1 - c0))
+            in_bytes += (b - a) * g.w * (c1 - c0) * eb
+            out_bytes += mo * (c1 - c0) * eb
+    streams = {"in": (len(mine), in_bytes), "w": (2, taps * eb + 4 * table),
+               "out": (0, 0), "res": (0, 0)}
+    role = store_role(hw.dma_engines)
+    prev = streams[role]
+    streams[role] = (prev[0] + len(mine), prev[1] + out_bytes)
+    dma = hw.dma_streams(streams, cores)
+    # the first group's load before its first dwconv; after the last load, the last group's
+    # dwconvs and epilogues and its store
+    first = mine[0]
+    k = len(first.blocks)
+    start = hw.dma_shared(k * m_in * cb * eb)
+    per_block = max(hw.dwconv(m_out, g.kh, g.kw, cb) + SYNC_CYCLES, epi.cycles(hw, m_out * cb))
+    tail = k * per_block + epi.cycles(hw, m_out * cb) + \
+        hw.dma(k * m_out * cb * eb, mnemonic="store")
+    total = max(matrix, vector, dma) + start + tail
+    instrs = sum(2 + len(it.blocks) * (1 + len(epi.vector_ops())) for it in mine)
+    return DwTileSchedule(rows, group, {
+        "cycles": total, "matrix": matrix, "vector": vector, "dma": dma,
+        "dram_bytes": in_bytes + out_bytes + taps * eb, "instructions": instrs})
+
+
+def dwconv_candidate(lw, name: str, x: str, y: str, geom: ConvGeom, w: np.ndarray,
+                     epi: Epilogue) -> tuple | None:
+    """(estimated cycles, [layer]) where this beats the conv tiler's schedule of the same
+    layer, else None. On several cores the work items (bands x groups) are split over them;
+    both estimates are of one core's share."""
+    if not applies(geom, epi, lw.hw):
+        return None
+    s = choose_dwconv(geom, epi, lw.hw)
+    if s is None:
+        return None
+    cores = lw.hw.num_cores
+    share = -(-geom.cout // cores)
+    g = geom if cores == 1 else replace(geom, cin=share, cout=share, groups=share)
+    plain = choose_schedule(g, epi, lw.hw, name, table_channels=geom.cout)
+    if s.est["cycles"] >= MARGIN * plain.est["cycles"]:
+        return None
+    return s.est["cycles"], [DwconvLayer(name, x, y, geom, w, epi, s)]
