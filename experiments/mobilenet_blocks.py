@@ -1,9 +1,14 @@
 """MobileNetV2's inverted-residual blocks with and without the fused-block rewrite: per block the
 simulated cycles of its layers apart and fused, each against its roofline, the share of the
 array's peak, and the depthwise part's own array efficiency (its dwconv/conv instructions'
-MACs over their cycle rule's cycles at the array's peak).
+MACs over their cycle rule's cycles at the array's peak); then every depthwise layer of the
+fused run: standalone ones with their MACs / (cycles x rows x cols), their roofline's share of
+the peak (the most that layer can reach: DRAM-bound ones cannot pass it) and cycles x that
+roofline, fused ones with their instructions' share (the depthwise mode's rule: 9 of R rows,
+less a fill of R + C - 1 a pass). "goal": at least 50% of the peak, or within 10% of a
+memory-bound layer's roofline.
 
-    python experiments/mobilenet_blocks.py [--target "npu-edge -depthwise-mode=1"]
+    python experiments/mobilenet_blocks.py [--target "npu-edge -depthwise-mode=1 -weight-buffers=2"]
         [--resolution 224] [--json OUT.json]
 
 Timing-only simulation (the cycles a functional run gives)."""
@@ -55,10 +60,39 @@ def blocks(result: dict) -> dict:
     return out
 
 
+GOAL_PEAK, GOAL_ROOF = 0.5, 1.10  # issue 16: 50% of peak, or within ~10% of the roofline
+
+
+def depthwise_rows(result: dict, layers: dict, hw, peak: int) -> list:
+    """One row per depthwise layer of `result`: standalone (its cycles) or inside a fused
+    block (its instructions' rule cycles)."""
+    rows = []
+    for lay in result["layers"]:
+        name = lay["name"]
+        block = name.split(".")[0]
+        if ".dw." in name and lay["macs"]:
+            ratio = lay["macs"] / (lay["cycles"] * peak)
+            bound = lay["macs"] / (lay["roofline_cycles"] * peak)
+            x = lay["cycles"] / lay["roofline_cycles"]
+            rows.append({"layer": name, "where": "standalone", "macs": lay["macs"],
+                         "cycles": lay["cycles"], "peak": ratio, "roofline_peak": bound,
+                         "x_roofline": x, "schedule": lay["schedule"],
+                         "goal": ratio >= GOAL_PEAK or (lay["bound"] != "compute" and
+                                                       x <= GOAL_ROOF)})
+        elif block in layers and name == layers[block].name:
+            f = layers[block]
+            ratio = dw_efficiency(f, hw)
+            rows.append({"layer": f"{block}.dw", "where": "fused", "macs": f.dw.macs,
+                         "cycles": None, "peak": ratio, "roofline_peak": None,
+                         "x_roofline": None, "schedule": "dwconv in " + f.schedule.describe(),
+                         "goal": ratio >= GOAL_PEAK})
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="mobilenetv2")
-    ap.add_argument("--target", default="npu-edge -depthwise-mode=1")
+    ap.add_argument("--target", default="npu-edge -depthwise-mode=1 -weight-buffers=2")
     ap.add_argument("--resolution", type=int, default=224)
     ap.add_argument("--json")
     a = ap.parse_args()
@@ -94,9 +128,23 @@ def main() -> None:
             line += "not fused"
         rows.append(row)
         print(line)
+    dws = depthwise_rows(fused, layers, hw, peak)
+    print(f"\ndepthwise layers (fused run): MACs / (cycles x {hw.rows}x{hw.cols}"
+          f"{f' x {hw.num_cores}' if hw.num_cores > 1 else ''}); roofline = its own bound; goal "
+          f">= {GOAL_PEAK:.0%} of peak or <= {GOAL_ROOF:.2f}x a memory-bound roofline")
+    print(f"{'layer':16s} {'where':10s} {'MACs':>10s} {'cycles':>8s} {'peak':>6s} "
+          f"{'roofline':>8s} {'x roof':>6s}  goal  schedule")
+    for r in dws:
+        cyc = f"{r['cycles']:8,d}" if r["cycles"] else f"{'-':>8s}"
+        roof = f"{r['roofline_peak']:8.1%}" if r["roofline_peak"] else f"{'-':>8s}"
+        x = f"{r['x_roofline']:6.2f}" if r["x_roofline"] else f"{'-':>6s}"
+        print(f"{r['layer']:16s} {r['where']:10s} {r['macs']:10,d} {cyc} {r['peak']:6.1%} "
+              f"{roof} {x}  {'yes ' if r['goal'] else 'no  '}  {r['schedule']}")
+    print(f"{sum(r['goal'] for r in dws)} of {len(dws)} depthwise layers meet the goal")
     if a.json:
         write_atomic(a.json, json.dumps({"target": a.target, "apart": apart["cycles"],
-                                         "fused": fused["cycles"], "blocks": rows}, indent=1))
+                                         "fused": fused["cycles"], "blocks": rows,
+                                         "depthwise": dws}, indent=1))
 
 
 if __name__ == "__main__":
