@@ -51,14 +51,18 @@ def test_bit_exact(monkeypatch, tag, h, c, k, stride, pad, rows, group):
                           if ln.strip() and not ln.lstrip().startswith((";", "L"))}
 
 
-def test_a_transfer_per_group_and_one_weight_load(monkeypatch):
+def test_a_transfer_per_group_and_two_weight_loads(monkeypatch):
     _forced(monkeypatch, rows=14, group=3)
     lowered = lower(qconv_graph(1, 14, 14, 96, 96, 3, 1, 1, groups=96), MODE)
-    # 6 blocks of 16 channels in 2 groups of 3: 2 input loads, 2 stores; taps and the
-    # epilogue table one load each
+    # 6 blocks of 16 channels in 2 groups of 3: 2 input loads, 2 stores; the taps in two
+    # loads (the first group's on the input engine, the rest beside the epilogue table)
+    # and the table one
     assert len(_lines(lowered, "dwconv")) == 6
     assert len(_lines(lowered, "store")) == 2
-    assert len(_lines(lowered, "load")) == 2 + 2
+    assert len(_lines(lowered, "load")) == 2 + 2 + 1
+    _forced(monkeypatch, rows=14, group=6)  # one group: every tap in the first load
+    lowered = lower(qconv_graph(1, 14, 14, 96, 96, 3, 1, 1, groups=96), MODE)
+    assert len(_lines(lowered, "load")) == 1 + 1 + 1
 
 
 def test_chosen_on_mobilenets_dram_bound_layers_and_faster():

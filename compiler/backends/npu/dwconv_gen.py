@@ -1,6 +1,6 @@
-"""NPU code of a standalone depthwise-mode conv (compiler.lower.dwconv): every block's taps in
-one load; per band of output rows and group of channel blocks, one 3-D load (a plane per
-block, a row per pixel), a `dwconv` and its epilogue per block, one 3-D store."""
+"""NPU code of a standalone depthwise-mode conv (compiler.lower.dwconv): every block's taps
+resident (two loads); per band of output rows and group of channel blocks, one 3-D load (a
+plane per block, a row per pixel), a `dwconv` and its epilogue per block, one 3-D store."""
 
 from __future__ import annotations
 
@@ -27,8 +27,17 @@ def gen_dwconv(em, layer, items, dram, lowered, key: str) -> None:
     abase = sram.alloc("abuf", 2 * acc_tile, "accumulator slots")
     obase = sram.alloc("obuf", 2 * out_tile, "output group slots")
     x, y = dram.addr(lowered, layer.x), dram.addr(lowered, layer.y)
-    em.load_dense("w", "wbuf", wbase, dram.const(f"{key}.taps", taps), taps.size,
-                  comment=f"{layer.name}: taps of every channel")
+    taps_at = dram.const(f"{key}.taps", taps)
+    # the first group's taps on the input's engine, the rest beside the epilogue table on
+    # the weights': one load of all would hold the first dwconv behind the table (12 bytes a
+    # channel against the taps' 9)
+    first = g.kh * g.kw * items[0].blocks[-1][1] if items[0].blocks[0][0] == 0 else 0
+    if first:
+        em.load_dense("in", "wbuf", wbase, taps_at, first,
+                      comment=f"{layer.name}: taps of the first group")
+    if taps.size > first:
+        em.load_dense("w", "wbuf", wbase + first, taps_at + first * eb, taps.size - first,
+                      comment=f"{layer.name}: taps of the other channels")
     ep.prologue(layer.name)
     out_role = store_role(hw.dma_engines)
     acc = 0
