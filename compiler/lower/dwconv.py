@@ -16,6 +16,7 @@ table of 12 bytes a channel included, run alone)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -92,6 +93,19 @@ def work_items(g: ConvGeom, cols: int, rows: int, group: int) -> list:
     return items
 
 
+def _group_widths(channels: int, cols: int, group: int) -> Counter:
+    """work_items' groups of one band as a Counter of their block widths."""
+    whole, rest = divmod(channels, cols)
+    out = Counter()
+    if whole >= group:
+        out[(cols,) * group] = whole // group
+    if whole % group:
+        out[(cols,) * (whole % group)] = 1
+    if rest:
+        out[(rest,)] += 1
+    return out
+
+
 def block_taps(w: np.ndarray, cols: int) -> np.ndarray:
     """The taps of every block back to back, each block's (kh, kw, c) as a dwconv reads its
     weight tile: one resident constant, block b's tile at kh * kw * b * cols."""
@@ -111,17 +125,28 @@ def choose_dwconv(g: ConvGeom, epi: Epilogue, hw: Hw,
     if not applies(g, epi, hw):
         return None
     nblocks = -(-g.cout // hw.cols)
-    best = None
-    for rows in sorted({-(-g.oh // n) for n in range(1, g.oh + 1)}):
+    best, costs, tried = None, {}, 0
+    # the tallest bands first (fewer, larger transfers), the three tallest that fit: a
+    # shorter band only shortens the first load and the last store, one band's worth
+    for rows in sorted({-(-g.oh // n) for n in range(1, g.oh + 1)}, reverse=True):
+        fits = False
         for group in range(1, nblocks + 1):
-            s = _estimate(g, epi, hw, rows, group, table_channels)
-            if s is not None and (best is None or s.est["cycles"] < best.est["cycles"]):
+            s = _estimate(g, epi, hw, rows, group, table_channels, costs)
+            if s is None:
+                break  # (a larger group only needs more of each buffer)
+            fits = True
+            if best is None or s.est["cycles"] < best.est["cycles"]:
                 best = s
+        tried += fits
+        if tried == 3:
+            break
     return best
 
 
 def _estimate(g: ConvGeom, epi: Epilogue, hw: Hw, rows: int, group: int,
-              table_channels: int | None) -> DwTileSchedule | None:
+              table_channels: int | None, costs: dict | None = None) -> DwTileSchedule | None:
+    """costs: (pixels, channels) -> (dwconv, epilogue) cycles, shared by one layer's calls."""
+    costs = {} if costs is None else costs
     cols, eb, elems = hw.cols, hw.act_bytes, hw.buffer_elems
     cb = min(cols, g.cout)
     spans = [g.in_rows(r0, min(r0 + rows, g.oh))[:2] for r0 in range(0, g.oh, rows)]
@@ -134,36 +159,53 @@ def _estimate(g: ConvGeom, epi: Epilogue, hw: Hw, rows: int, group: int,
             m_in > FIELD_MAX["rows"] or m_out * cb > FIELD_MAX["len"] or \
             m_out > FIELD_MAX["m"] or n_in > FIELD_MAX["in_hw"] or group > FIELD_MAX["planes"]:
         return None
-    items = work_items(g, cols, rows, group)
     cores = hw.num_cores
-    mine = items[:-(-len(items) // cores)]
+    # items of one shape (band height, input rows, block widths) cost the same: each once
+    if cores == 1:  # (in closed form: the chooser asks for every band height and group)
+        groups = _group_widths(g.cout, cols, group)
+        bands = Counter((min(r0 + rows, g.oh) - r0, b - a) for r0, (a, b) in
+                        zip(range(0, g.oh, rows), spans))
+        shapes = Counter({(r, n, w): nb * nw for (r, n), nb in bands.items()
+                          for w, nw in groups.items()})
+        transfers = len(spans) * sum(groups.values())
+    else:
+        items = work_items(g, cols, rows, group)
+        mine = items[:-(-len(items) // cores)]
+        shapes = Counter((it.r1 - it.r0, g.in_rows(it.r0, it.r1)[1] -
+                          g.in_rows(it.r0, it.r1)[0], tuple(c1 - c0 for c0, c1 in it.blocks))
+                         for it in mine)
+        transfers = len(mine)
     matrix = vector = in_bytes = out_bytes = 0
-    for it in mine:
-        a, b, _, _ = g.in_rows(it.r0, it.r1)
-        mo = (it.r1 - it.r0) * g.ow
-        for c0, c1 in it.blocks:
-            matrix += hw.dwconv(mo, g.kh, g.kw, c1 - c0) + SYNC_CYCLES
-            vector += epi.cycles(hw, mo * (c1 - c0))
-            in_bytes += (b - a) * g.w * (c1 - c0) * eb
-            out_bytes += mo * (c1 - c0) * eb
-    streams = {"in": (len(mine) + 1, in_bytes), "w": (2, taps * eb + 4 * table),
+    for (r, n, widths), count in shapes.items():
+        mo = r * g.ow
+        for c in widths:
+            cyc = costs.get((mo, c))
+            if cyc is None:
+                cyc = costs[mo, c] = (hw.dwconv(mo, g.kh, g.kw, c) + SYNC_CYCLES,
+                                      epi.cycles(hw, mo * c))
+            matrix += count * cyc[0]
+            vector += count * cyc[1]
+            in_bytes += count * n * g.w * c * eb
+            out_bytes += count * mo * c * eb
+    streams = {"in": (transfers + 1, in_bytes), "w": (2, taps * eb + 4 * table),
                "out": (0, 0), "res": (0, 0)}
     role = store_role(hw.dma_engines)
     prev = streams[role]
-    streams[role] = (prev[0] + len(mine), prev[1] + out_bytes)
+    streams[role] = (prev[0] + transfers, prev[1] + out_bytes)
     # the loads and the stores on two engines fall into step (each waits on the port while
     # the other's beats run), so the port idles through about half of each transfer's fixed
     # cost (fitted on MobileNetV2's 14x14 and 7x7 layers: within ~10% of the simulated
     # cycles at the group sizes that win); on one engine dma_streams counts them all
     fixed = hw.dma_setup + hw.dram_latency
     port = hw.beats(in_bytes + out_bytes + taps * eb + 4 * table) * cores
-    dma = max(hw.dma_streams(streams, cores), port + len(mine) * fixed // 2)
+    dma = max(hw.dma_streams(streams, cores), port + transfers * fixed // 2)
     # the last group's dwconvs and epilogues wait for its load, its store for them; and
     # the first load's and the last store's fixed costs
-    k = max(len(it.blocks) for it in mine)
+    k = max(len(w) for _, _, w in shapes)
     per_block = max(hw.dwconv(m_out, g.kh, g.kw, cb) + SYNC_CYCLES, epi.cycles(hw, m_out * cb))
     total = max(matrix, vector, dma) + k * per_block + 2 * fixed
-    instrs = sum(2 + len(it.blocks) * (1 + len(epi.vector_ops())) for it in mine)
+    instrs = sum(count * (2 + len(w) * (1 + len(epi.vector_ops())))
+                 for (_, _, w), count in shapes.items())
     return DwTileSchedule(rows, group, {
         "cycles": total, "matrix": matrix, "vector": vector, "dma": dma,
         "dram_bytes": in_bytes + out_bytes + taps * eb, "instructions": instrs})
