@@ -6,10 +6,12 @@ DRAM-bound 14x14 and 7x7 layers of MobileNetV2 where it is faster than the conv 
 from dataclasses import replace
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import compiler.lower.conv_lowering as conv_lowering
 from compiler.backends.npu.codegen import generate
-from compiler.lower.dwconv import DwconvLayer, choose_dwconv
+from compiler.lower.dwconv import DwconvLayer, _estimate, choose_dwconv
 from compiler.lower.program import lower
 from test_codegen_models import run_and_compare
 from test_lower_tiling import qconv_graph
@@ -77,3 +79,37 @@ def test_chosen_on_mobilenets_dram_bound_layers_and_faster():
 def test_not_without_the_mode():
     g = qconv_graph(1, 14, 14, 64, 64, 3, 1, 1, groups=64)
     assert not any(isinstance(x, DwconvLayer) for x in lower(g, "npu-edge").layers)
+
+
+@st.composite
+def dw_cases(draw):
+    tag = draw(st.sampled_from([MODE, "npu-tiny -depthwise-mode=1",
+                                "npu-edge -depthwise-mode=1 -num-cores=2",
+                                "npu-edge -depthwise-mode=1 -dma-engines=1"]))
+    tiny = tag.startswith("npu-tiny")
+    k = draw(st.sampled_from([1, 3, 5]))
+    stride = draw(st.sampled_from([1, 2]))
+    h = draw(st.integers(max(k, 2), 12 if tiny else 20))
+    c = draw(st.integers(2, 24 if tiny else 70))
+    pad = draw(st.integers(0, k // 2))
+    oh = (h + 2 * pad - k) // stride + 1
+    return dict(tag=tag, h=h, c=c, k=k, stride=stride, pad=pad,
+                rows=draw(st.integers(1, oh)), group=draw(st.integers(1, 5)),
+                seed=draw(st.integers(0, 3)))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=dw_cases())
+def test_random_layers_bit_exact_when_forced(case):
+    g = qconv_graph(1, case["h"], case["h"], case["c"], case["c"], case["k"], case["stride"],
+                    case["pad"], groups=case["c"], seed=case["seed"])
+    with pytest.MonkeyPatch.context() as mp:
+        def candidate(lw, name, x, y, geom, w, epi):
+            # the drawn bands and groups where they fit, else the chooser's
+            s = _estimate(geom, epi, lw.hw, case["rows"], case["group"], None) or \
+                choose_dwconv(geom, epi, lw.hw)
+            return None if s is None else (0, [DwconvLayer(name, x, y, geom, w, epi, s)])
+        mp.setattr(conv_lowering, "dwconv_candidate", candidate)
+        lowered, _ = run_and_compare(g, case["tag"], seed=case["seed"])
+    (layer,) = lowered.layers
+    assert isinstance(layer, DwconvLayer)
