@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from .layer import OneInput
 
 
 @dataclass(frozen=True)
@@ -29,3 +31,17 @@ class Move:
         """SRAM elements the move fills (a load's padding included)."""
         top, bottom, left, right = self.pads
         return self.planes * (self.rows + top + bottom) * (self.cols + left + right)
+
+
+@dataclass
+class PlannedCopy(OneInput):
+    """A rewrite's copy of x into y (introduced: not in the model) in pieces: a subclass
+    gives pieces(), plan(piece) (its moves, loads before the stores that read them) and
+    slot (the elements of one piece's SRAM slot)."""
+
+    name: str
+    x: str
+    y: str
+    kind: str = field(default="copy", kw_only=True)
+    introduced: bool = field(default=True, kw_only=True)
+    chunks: list = field(default_factory=list, kw_only=True)

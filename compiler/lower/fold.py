@@ -9,14 +9,13 @@ copy also does the space-to-depth, so the stem reads its input once per folded c
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from .copy_plan import Move
+from .copy_plan import Move, PlannedCopy
 from .cost import FIELD_MAX, Hw
 from .geometry import ConvGeom, space_to_depth
-from .layer import OneInput
 
 
 @dataclass(frozen=True)
@@ -85,21 +84,15 @@ def fold_strided(geom: ConvGeom) -> Fold | None:
 
 
 @dataclass
-class FoldCopyLayer(OneInput):
+class FoldCopyLayer(PlannedCopy):
     """y[n, r, x, (b, ry, rx, c)] = x[n, r*sh + ry, (x + b - left)*sw + rx, c] (zero outside),
     or strided (Fold.strided) y[n, r, x, (b, c)] = x[n, r, x*sw + b - left, c]: per (b, ry)
     and chunk of rows the moves of plan() (copy_plan): one load with zero-padded columns and
     one strided store."""
 
-    name: str
-    x: str
-    y: str
     f: Fold
     rows: int                    # output rows per chunk
-    kind: str = "copy"
     note: str = "fold kernel columns"
-    introduced: bool = True
-    chunks: list = field(default_factory=list)
 
     @property
     def slot(self) -> int:

@@ -14,15 +14,14 @@ cost model keeps it only where it estimates it faster than the other rewrites.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from math import ceil
 
 import numpy as np
 
-from .copy_plan import Move
+from .copy_plan import Move, PlannedCopy
 from .cost import FIELD_MAX, Hw
 from .geometry import ConvGeom
-from .layer import OneInput
 
 CHUNK_ROWS = 16  # output rows per piece: the conv's first row tiles start while the copy goes on
 
@@ -58,19 +57,13 @@ def im2col(geom: ConvGeom, rows: int) -> Im2col | None:
 
 
 @dataclass
-class Im2colCopyLayer(OneInput):
+class Im2colCopyLayer(PlannedCopy):
     """y[n, oy, ox, (ky, kx, c)] = x[n, oy*sh + ky*dh - top, ox*sw + kx - left, c] (zero
     outside): per (image, kernel row, chunk of output rows) the moves of plan() (copy_plan)."""
 
-    name: str
-    x: str
-    y: str
     im: Im2col
     rows: int                    # output rows per chunk
-    kind: str = "copy"
     note: str = "im2col"
-    introduced: bool = True
-    chunks: list = field(default_factory=list)
 
     @property
     def slot(self) -> int:

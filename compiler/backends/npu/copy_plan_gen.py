@@ -1,4 +1,4 @@
-"""NPU code of a copy planned as moves (compiler.lower.copy_plan), shared by the conv
+"""NPU code of a copy planned as moves (compiler.lower.copy_plan.PlannedCopy), shared by the conv
 rewrites' input copies (fold_gen, im2col_gen): where its slots go, and a piece's moves."""
 
 from __future__ import annotations
