@@ -96,7 +96,7 @@ class Epilogue:
             steps = [VectorStep("vrequant", "out", "acc", "table",
                                 (("zp", self.out_zp), ("relu", int(self.requant_relu)),
                                  ("bias", 1)))]
-        else:
+        else:  # a float epilogue (fused_bias is every quantized one: its table has triples)
             steps = [VectorStep("vbias", "acc", "acc", "table")]
         if q:
             if self.act == "clip" and not self.clip_in_requant:
