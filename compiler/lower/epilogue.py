@@ -8,6 +8,38 @@ from dataclasses import dataclass
 import numpy as np
 
 VECTOR_CHUNK = 4096  # elements of the broadcast multiplier vectors of the residual add
+# the vector fields a cycle rule reads besides len (vrequant's bias: one more stage); the
+# NPU emitter (npu/emit.py Emitter.vec) prices its instructions by the same
+RULE_FIELDS = ("bias",)
+
+
+@dataclass(frozen=True)
+class VectorStep:
+    """One vector instruction of an epilogue over an accumulator tile: its operands by role
+    and its fields in the order they follow the operands. Roles: "acc" (the accumulators,
+    abuf), "out" (the result), "res" (the residual tile), "scratch" (the residual product);
+    src1 also "table" (the layer's per-channel table from the tile's first channel, its
+    `channels` entries), "lhs_mult"/"rhs_mult" (the add multipliers broadcast) and
+    "relu_shift" (the (1, add_shift) pair). `chunked`: run per VECTOR_CHUNK piece of the
+    tile (the broadcast vectors' length)."""
+
+    op: str
+    dst: str
+    src0: str
+    src1: str | None = None
+    fields: tuple = ()
+    chunked: bool = False
+
+
+def _clip(role: str, lo, hi) -> VectorStep:
+    return VectorStep("vclip", role, role, None, (("lo", int(lo)), ("hi", int(hi))))
+
+
+def _act(role: str, kind: str, lo, hi) -> list:
+    """An activation in place on `role`: vrelu, vclip, or nothing."""
+    if kind == "relu":
+        return [VectorStep("vrelu", role, role)]
+    return [_clip(role, lo, hi)] if kind == "clip" else []
 
 
 @dataclass
@@ -55,39 +87,49 @@ class Epilogue:
         vrequant and adds the bias with vbias."""
         return self.quantized
 
+    def vector_steps(self) -> list:
+        """The vector instructions over one accumulator tile, in order, with their operands
+        and fields (VectorStep): what the NPU codegen emits (npu/epilogue_gen) and, through
+        vector_instrs, what cost estimates sum; the one place the sequence is decided."""
+        q = self.quantized
+        if self.fused_bias:  # the bias rides on vrequant: one pass, not two
+            steps = [VectorStep("vrequant", "out", "acc", "table",
+                                (("zp", self.out_zp), ("relu", int(self.requant_relu)),
+                                 ("bias", 1)))]
+        else:  # a float epilogue (fused_bias is every quantized one: its table has triples)
+            steps = [VectorStep("vbias", "acc", "acc", "table")]
+        if q:
+            if self.act == "clip" and not self.clip_in_requant:
+                steps.append(_clip("out", self.act_lo, self.act_hi))
+        else:
+            steps += _act("acc", self.act, self.act_lo, self.act_hi)
+        if self.residual and q:
+            # the add in chunks, by the broadcast multiplier vectors (VECTOR_CHUNK long)
+            steps += [VectorStep("vmul", "acc", "out", "lhs_mult", chunked=True),
+                      VectorStep("vmul", "scratch", "res", "rhs_mult", chunked=True),
+                      VectorStep("vadd", "acc", "acc", "scratch", chunked=True)]
+            if self.post_act == "relu":  # sat8(max(rs(s), 0)) in one pass, not two
+                steps.append(VectorStep("vrequant", "out", "acc", "relu_shift",
+                                        (("channels", 1), ("relu", 1)), chunked=True))
+            else:
+                steps.append(VectorStep("vshr", "out", "acc", None,
+                                        (("shift", self.add_shift),), chunked=True))
+                steps += _act("out", self.post_act, self.post_lo, self.post_hi)
+        elif self.residual:
+            steps.append(VectorStep("vadd", "acc", "acc", "res"))
+            steps += _act("acc", self.post_act, self.post_lo, self.post_hi)
+        if not q:  # the cast to the output dtype
+            steps.append(VectorStep("vcopy", "out", "acc"))
+        return steps
+
     def vector_instrs(self) -> list[tuple[str, dict]]:
-        """(mnemonic, fields the cycle rule reads besides len) of the vector instructions
-        over one accumulator tile, in order: what cost estimates sum and the NPU codegen
-        emits."""
-        ops = self.vector_ops()
-        if self.fused_bias:
-            return [(op, {"bias": 1} if i == 0 else {}) for i, op in enumerate(ops)]
-        return [(op, {}) for op in ops]
+        """(mnemonic, fields the cycle rule reads besides len) of vector_steps."""
+        return [(s.op, {k: v for k, v in s.fields if k in RULE_FIELDS})
+                for s in self.vector_steps()]
 
     def vector_ops(self) -> list:
-        """The vector instructions over one accumulator tile, in order (for cost estimates
-        and as the contract the NPU codegen follows); a quantized one's first vrequant adds
-        the bias (fused_bias)."""
-        ops = [] if self.fused_bias else ["vbias"]
-        if self.quantized:
-            ops.append("vrequant")
-            if self.act == "clip" and not self.clip_in_requant:
-                ops.append("vclip")
-        else:
-            if self.act != "none":
-                ops.append("vrelu" if self.act == "relu" else "vclip")
-        if self.residual and self.quantized:
-            ops += ["vmul", "vmul", "vadd"]
-            # a ReLU after the add rides on the shift: vrequant by (1, shift) with relu=1
-            ops += {"relu": ["vrequant"], "clip": ["vshr", "vclip"]}.get(self.post_act,
-                                                                        ["vshr"])
-        elif self.residual:
-            ops.append("vadd")
-            if self.post_act != "none":
-                ops.append("vrelu" if self.post_act == "relu" else "vclip")
-        if not self.quantized:
-            ops.append("vcopy")
-        return ops
+        """The mnemonics of vector_steps (instruction counts, cache keys)."""
+        return [s.op for s in self.vector_steps()]
 
     def cycles(self, hw, length: int) -> int:
         """Vector cycles of the epilogue of one accumulator tile of `length` elements."""

@@ -9,13 +9,13 @@ copy also does the space-to-depth, so the stem reads its input once per folded c
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
+from .copy_plan import Move, PlannedCopy
 from .cost import FIELD_MAX, Hw
 from .geometry import ConvGeom, space_to_depth
-from .layer import OneInput
 
 
 @dataclass(frozen=True)
@@ -84,20 +84,20 @@ def fold_strided(geom: ConvGeom) -> Fold | None:
 
 
 @dataclass
-class FoldCopyLayer(OneInput):
+class FoldCopyLayer(PlannedCopy):
     """y[n, r, x, (b, ry, rx, c)] = x[n, r*sh + ry, (x + b - left)*sw + rx, c] (zero outside),
     or strided (Fold.strided) y[n, r, x, (b, c)] = x[n, r, x*sw + b - left, c]: per (b, ry)
-    and chunk of rows, one load with zero-padded columns and one strided store."""
+    and chunk of rows the moves of plan() (copy_plan): one load with zero-padded columns and
+    one strided store."""
 
-    name: str
-    x: str
-    y: str
     f: Fold
     rows: int                    # output rows per chunk
-    kind: str = "copy"
     note: str = "fold kernel columns"
-    introduced: bool = True
-    chunks: list = field(default_factory=list)
+
+    @property
+    def slot(self) -> int:
+        """Elements of one piece's slot: rows x the output width of folded pixels."""
+        return self.rows * self.f.new.w * self.f.run
 
     def pieces(self) -> list:
         """(image, b, ry, first row, end row) per load/store pair."""
@@ -121,6 +121,20 @@ class FoldCopyLayer(OneInput):
         f = self.f
         return lo * f.sw + b - f.left if f.strided else (lo + b - f.left) * f.sw
 
+    def plan(self, piece: tuple) -> list:
+        """The piece's load (copy b's valid columns of its rows, one folded pixel of row
+        phase ry each, the columns outside the image its zero padding) and its store into
+        that column's and phase's slice of the channels."""
+        f, g, x0 = self.f, self.f.new, self.f.geom
+        n, b, ry, r0, r1 = piece
+        lo, count, before, after = self.columns(b)
+        run = f.run
+        src = ((n * x0.h + r0 * f.sh + ry) * x0.w + self.source(b, lo)) * x0.cin
+        dst = (n * g.h + r0) * g.w * g.cin + (b * f.sh + ry) * run
+        return [Move("load", 0, r1 - r0, count, run, f.sh * x0.w * x0.cin,
+                     f.sw * x0.cin if f.strided else run, src, (before, after, 0, 0)),
+                Move("store", 0, r1 - r0, g.w, run, g.w * g.cin, g.cin, dst)]
+
 
 CHUNK_ROWS = 8  # small chunks: the conv's first row tiles can start while the copy goes on
 
@@ -138,7 +152,7 @@ def with_fold_copy(layer: FoldCopyLayer, conv_est: dict, hw: Hw) -> int:
     a barrier separates them)."""
     g = layer.f.new
     nbytes = 2 * g.n * g.h * g.w * g.cin * hw.act_bytes
-    per = g.w * layer.rows * layer.f.run * hw.act_bytes
+    per = layer.slot * hw.act_bytes
     pieces = len(layer.pieces())
     if hw.num_cores > 1:  # a barrier follows the copy (no overlap); loads and stores apart
         share = -(-pieces // hw.num_cores)

@@ -14,14 +14,14 @@ cost model keeps it only where it estimates it faster than the other rewrites.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from math import ceil
 
 import numpy as np
 
+from .copy_plan import Move, PlannedCopy
 from .cost import FIELD_MAX, Hw
 from .geometry import ConvGeom
-from .layer import OneInput
 
 CHUNK_ROWS = 16  # output rows per piece: the conv's first row tiles start while the copy goes on
 
@@ -56,42 +56,14 @@ def im2col(geom: ConvGeom, rows: int) -> Im2col | None:
     return Im2col(g, ConvGeom(g.n, g.oh, g.ow, k, g.cout, 1, 1))
 
 
-@dataclass(frozen=True)
-class Move:
-    """One DMA of a piece, in elements: a load from the input (`src` offset, planes x rows x
-    cols with their strides, zero `pads` left/right) into the slot at `sram`, or a store from
-    the slot (or, `zero`, from the zero slot) to the output at `dst`."""
-
-    kind: str            # "load" or "store"
-    sram: int
-    planes: int
-    rows: int
-    cols: int
-    plane_stride: int    # DRAM elements between planes
-    stride: int          # DRAM elements between rows
-    dram: int            # element offset in the input (load) or the output (store)
-    pads: tuple = (0, 0)
-    zero: bool = False
-
-    @property
-    def count(self) -> int:
-        return self.planes * self.rows * (self.cols + sum(self.pads))
-
-
 @dataclass
-class Im2colCopyLayer(OneInput):
+class Im2colCopyLayer(PlannedCopy):
     """y[n, oy, ox, (ky, kx, c)] = x[n, oy*sh + ky*dh - top, ox*sw + kx - left, c] (zero
-    outside): per (image, kernel row, chunk of output rows) the moves of plan()."""
+    outside): per (image, kernel row, chunk of output rows) the moves of plan() (copy_plan)."""
 
-    name: str
-    x: str
-    y: str
     im: Im2col
     rows: int                    # output rows per chunk
-    kind: str = "copy"
     note: str = "im2col"
-    introduced: bool = True
-    chunks: list = field(default_factory=list)
 
     @property
     def slot(self) -> int:
@@ -150,7 +122,7 @@ class Im2colCopyLayer(OneInput):
             pl, pr = k0 * c, (g.kw - k1) * c
             if max(pl, pr) <= FIELD_MAX["pad"]:  # the load's zero padding fills the border
                 ld = Move("load", at, nv, 1, (k1 - k0) * c, pstride, 0, src_row + (x0 + k0) * c,
-                          (pl, pr))
+                          (0, 0, pl, pr))
                 stores.append(Move("store", at, 1, nv, run, 0, g.ow * kk, dst))
             else:  # data from the load, zeros from the zero slot
                 ld = Move("load", at, nv, 1, (k1 - k0) * c, pstride, 0, src_row + (x0 + k0) * c)

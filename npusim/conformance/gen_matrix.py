@@ -20,6 +20,17 @@ def _conv_window(h, w, regs):
     return oh, ow, full["conv_kh"], full["conv_kw"]
 
 
+def _random_window(rng):
+    """(h, w, window registers) of a seeded random conv/dwconv tile: a kernel of 1-3 rows and
+    columns, stride 1-2, padding below the kernel on each side, an input 0-3 past the kernel."""
+    kh, kw = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+    regs = {"kh": kh, "kw": kw, "stride_h": int(rng.integers(1, 3)),
+            "stride_w": int(rng.integers(1, 3)), "pad_top": int(rng.integers(0, kh)),
+            "pad_left": int(rng.integers(0, kw)), "pad_bottom": int(rng.integers(0, kh)),
+            "pad_right": int(rng.integers(0, kw))}
+    return int(rng.integers(kh, kh + 4)), int(rng.integers(kw, kw + 4)), regs
+
+
 def gemm_case(name, t, m, k, n, rng, acc_init=None, chain=1, top=False, doc="", a=None, w=None,
               wt=0):
     """gemm m x k x n; acc_init: abuf preloaded (then acc=1); chain: that many gemms in a row,
@@ -106,12 +117,7 @@ def _dwconv(t, rng):
     yield dwconv_case("dwconv/wrap-int32", t, 1, 1, 1, rng, acc_init=np.array([[[I32[1]]]]),
                       x=np.array([[[127]]]), wt=np.array([[[[127]]]]))
     for i in range(4):
-        kh, kw = int(rng.integers(1, 4)), int(rng.integers(1, 4))
-        regs = {"kh": kh, "kw": kw, "stride_h": int(rng.integers(1, 3)),
-                "stride_w": int(rng.integers(1, 3)), "pad_top": int(rng.integers(0, kh)),
-                "pad_left": int(rng.integers(0, kw)), "pad_bottom": int(rng.integers(0, kh)),
-                "pad_right": int(rng.integers(0, kw))}
-        h, w = int(rng.integers(kh, kh + 4)), int(rng.integers(kw, kw + 4))
+        h, w, regs = _random_window(rng)
         yield dwconv_case(f"dwconv/random-{i}", t, h, w, int(rng.integers(1, C + 1)), rng, regs,
                           doc="seeded random dwconv")
 
@@ -179,12 +185,7 @@ def _random(t, rng, count=8):
         yield gemm_case(f"gemm/random-{i}", t, m, k, n, rng, chain=int(rng.integers(1, 3)),
                         doc="seeded random gemm")
     for i in range(count):
-        kh, kw = int(rng.integers(1, 4)), int(rng.integers(1, 4))
-        regs = {"kh": kh, "kw": kw, "stride_h": int(rng.integers(1, 3)),
-                "stride_w": int(rng.integers(1, 3)), "pad_top": int(rng.integers(0, kh)),
-                "pad_left": int(rng.integers(0, kw)), "pad_bottom": int(rng.integers(0, kh)),
-                "pad_right": int(rng.integers(0, kw))}
-        h, w = int(rng.integers(kh, kh + 4)), int(rng.integers(kw, kw + 4))
+        h, w, regs = _random_window(rng)
         yield conv_case(f"conv/random-{i}", t, h, w, int(rng.integers(1, R + 3)),
                         int(rng.integers(1, C + 1)), rng, regs, doc="seeded random conv")
 

@@ -8,6 +8,15 @@ not wait schedules nothing, and a waiter is woken by one event: its own. What is
 whom and in which cycle is the same (first come, first served, in the cycle of the put or
 release); only the order of events within a cycle moves. docs/timing.md ("Events") says why
 that leaves every cycle unchanged.
+
+Why these are not simpy.Stores (STYLE.md's queues), measured on 02aeb3d's simulator at load 9-12:
+InstrQueue as a simpy.Store (deque items; the unit `yield queue.get()` for every entry, the
+dispatcher `queue.put` / `yield queue.put` when full) ran `python
+experiments/bench_sim_speed.py --baseline HEAD --repeats 3` at 0.45x (conv loop,
+timing-only), 0.60x (functional) and 0.61x (ResNet-18 timing-only) of this class's speed,
+undoing most of issue 18's gains, and its extra events reorder a same-cycle hand-over enough
+to end functional ResNet-18 (64x64) one cycle early (1,443,737 against 1,443,738): the
+goldens would move too.
 """
 
 from __future__ import annotations

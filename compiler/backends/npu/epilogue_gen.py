@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...errors import CompilerError
 from ...lower.epilogue import VECTOR_CHUNK, Epilogue
 
 
@@ -31,8 +32,6 @@ class EpilogueCode:
             table = table.view(np.float32)
         self.words = table.size
         self.table = sram.alloc("abuf", table.size, "epilogue table")
-        self.bias = self.table  # fp16: the bias; int8: the triples (vrequant bias=1)
-        self.rq = self.table
         self.mults = self.table + 3 * channels if epi.quantized else self.table + channels
         self.const_addr = dram.const(f"{key}.table", table)
         self.chunk = min(tile, VECTOR_CHUNK)
@@ -40,6 +39,18 @@ class EpilogueCode:
             self.scratch = sram.alloc("abuf", self.chunk, "residual product")
             self.lm = sram.alloc("abuf", self.chunk, "lhs multiplier vector")
             self.rm = sram.alloc("abuf", self.chunk, "rhs multiplier vector")
+            # the fixed operands of the residual add's steps (Epilogue.vector_steps' roles)
+            self.fixed = {"lhs_mult": ("abuf", self.lm), "rhs_mult": ("abuf", self.rm),
+                          "scratch": ("abuf", self.scratch), "relu_shift": ("abuf", self.mults + 2)}
+        else:
+            self.fixed = {}
+        # the Epilogue's steps, runs of chunked ones together (emit loops a run per piece)
+        self.groups = []
+        for step in epi.vector_steps():
+            if self.groups and step.chunked and self.groups[-1][0].chunked:
+                self.groups[-1].append(step)
+            else:
+                self.groups.append([step])
 
     def prologue(self, comment: str) -> None:
         """Load the table (one DMA) and build the broadcast multiplier vectors."""
@@ -55,44 +66,40 @@ class EpilogueCode:
 
     def emit(self, acc: int, out: int, res: int | None, length: int, channels: int, c0: int,
              comment: str, out_buf: str = "obuf") -> None:
-        """acc (abuf, int32/fp32) -> out (obuf, int8/fp16); res: the residual tile in obuf.
-        out_buf: another buffer for a result kept on chip (a fused block's ibuf tiles; int8
-        without a residual only)."""
-        em, e = self.em, self.epi
-        if e.quantized:  # the bias rides on vrequant (e.fused_bias): one pass, not two
-            em.vec("vrequant", (out_buf, out), ("abuf", acc), length, ("abuf", self.rq + 3 * c0),
-                   channels=channels, zp=e.out_zp, relu=int(e.requant_relu), bias=1,
-                   comment=comment)
-            if e.act == "clip" and not e.clip_in_requant:
-                em.vec("vclip", (out_buf, out), (out_buf, out), length, lo=int(e.act_lo),
-                       hi=int(e.act_hi))
-            if e.residual:
-                for o in range(0, length, self.chunk):
-                    n = min(self.chunk, length - o)
-                    em.vec("vmul", ("abuf", acc + o), ("obuf", out + o), n, ("abuf", self.lm))
-                    em.vec("vmul", ("abuf", self.scratch), ("obuf", res + o), n,
-                           ("abuf", self.rm))
-                    em.vec("vadd", ("abuf", acc + o), ("abuf", acc + o), n,
-                           ("abuf", self.scratch))
-                    if e.post_act == "relu":  # sat8(max(rs(s), 0)) in one pass, not two
-                        em.vec("vrequant", ("obuf", out + o), ("abuf", acc + o), n,
-                               ("abuf", self.mults + 2), channels=1, relu=1)
-                    else:
-                        em.vec("vshr", ("obuf", out + o), ("abuf", acc + o), n,
-                               shift=e.add_shift)
-                if e.post_act != "relu":
-                    self._act("obuf", out, length, e.post_act, e.post_lo, e.post_hi)
-            return
-        em.vec("vbias", ("abuf", acc), ("abuf", acc), length, ("abuf", self.bias + c0),
-               channels=channels, comment=comment)
-        self._act("abuf", acc, length, e.act, e.act_lo, e.act_hi)
-        if e.residual:
-            em.vec("vadd", ("abuf", acc), ("abuf", acc), length, ("obuf", res))
-            self._act("abuf", acc, length, e.post_act, e.post_lo, e.post_hi)
-        em.vec("vcopy", ("obuf", out), ("abuf", acc), length)
+        """acc (abuf, int32/fp32) -> out (obuf, int8/fp16): the Epilogue's vector_steps;
+        res: the residual tile in obuf. out_buf: another buffer for a result kept on chip
+        (a fused block's ibuf tiles; int8 without a residual only)."""
+        e = self.epi
+        if out_buf != "obuf" and (e.residual or not e.quantized):
+            raise CompilerError(f"epilogue '{comment}': a result in {out_buf} needs an int8 "
+                                "epilogue without a residual add (a lowering bug: please "
+                                "report it)")
+        table = ("abuf", self.table + (3 if e.quantized else 1) * c0)
+        first = True
+        for group in self.groups:
+            chunks = range(0, length, self.chunk) if group[0].chunked else (0,)
+            for o in chunks:  # a run of chunked steps goes piece by piece
+                n = min(self.chunk, length - o) if group[0].chunked else length
+                for step in group:
+                    self._step(step, acc, out, res, o, n, channels, table, out_buf,
+                               comment if first else "")
+                    first = False
 
-    def _act(self, buffer: str, addr: int, length: int, kind: str, lo, hi) -> None:
-        if kind == "relu":
-            self.em.vec("vrelu", (buffer, addr), (buffer, addr), length)
-        elif kind == "clip":
-            self.em.vec("vclip", (buffer, addr), (buffer, addr), length, lo=int(lo), hi=int(hi))
+    def _step(self, step, acc, out, res, o, n, channels, table, out_buf, comment):
+        """One VectorStep over elements o:o+n of the tile, its roles resolved."""
+        def at(role):
+            if role == "acc":
+                return ("abuf", acc + o)
+            if role == "out":
+                return (out_buf, out + o)
+            if role == "res":
+                return ("obuf", res + o)
+            return self.fixed[role]
+        fields = dict(step.fields)
+        if step.src1 == "table":  # the tile's channels, from its first
+            src1, fields = table, {"channels": channels, **fields}
+        else:
+            src1 = at(step.src1) if step.src1 is not None else None
+        if comment:
+            fields["comment"] = comment
+        self.em.vec(step.op, at(step.dst), at(step.src0), n, src1, **fields)
