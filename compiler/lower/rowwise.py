@@ -16,7 +16,8 @@ from .layer import OneInput
 
 # the vector instructions over one tile of `rows` x `cols`, per kind: (mnemonic, over) where
 # over is "tile" (rows x cols: a row-wise or elementwise pass) or "rows" / "col" (the per-row
-# values, as a 1 x rows or a rows x 1 tile)
+# values, as a 1 x rows or a rows x 1 tile), and optionally the fields besides len the cycle
+# rule reads (the layer norm's vrequant adds beta itself: bias=1, one pass, not vbias first)
 SOFTMAX_OPS = [("vrmax", "tile"), ("vrsub", "tile"), ("vrmul", "tile"), ("vexp", "tile"),
                ("vrsum", "tile"), ("vrmul", "col"), ("vrecip", "rows"), ("vrmul", "tile")]
 # normalize=False (a softmax only P.V reads): the row sum and reciprocal move to the matmul
@@ -25,7 +26,7 @@ MASK_OPS = [("vrmul", "tile"), ("vadd", "tile")]
 LAYERNORM_OPS = [("vrsum", "tile"), ("vmul", "tile"), ("vrsum", "tile"), ("vrmul", "rows"),
                  ("vrmul", "rows"), ("vmul", "rows"), ("vsub", "rows"), ("vbias", "rows"),
                  ("vrsqrt", "rows"), ("vrmul", "tile"), ("vrmul", "col"), ("vrsub", "tile"),
-                 ("vbias", "tile"), ("vrequant", "tile")]
+                 ("vrequant", "tile", {"bias": 1})]
 
 # fp16 Targets: the IEEE forms (no fixed-point scaling; gamma is a replicated tile for vmul)
 FLOAT_OPS = {"softmax": [("vrmax", "tile"), ("vrsub", "tile"), ("vexp", "tile"),
@@ -90,12 +91,13 @@ class RowLayer(OneInput):
 
     def tile_cycles(self, hw: Hw, rows: int) -> int:
         total = 0
-        for mnemonic, over in self.vector_ops():
+        for mnemonic, over, *fields in self.vector_ops():
             if mnemonic in ("vrmax", "vrsum", "vrsub", "vrmul"):
                 r, c = {"tile": (rows, self.cols), "rows": (1, rows), "col": (rows, 1)}[over]
                 total += hw.cycles(mnemonic, rows=r, cols=c)
             else:
-                total += hw.cycles(mnemonic, len=rows * self.cols if over == "tile" else rows)
+                total += hw.cycles(mnemonic, len=rows * self.cols if over == "tile" else rows,
+                                   **(fields[0] if fields else {}))
         return total
 
 

@@ -106,3 +106,26 @@ def test_unnormalized_softmax_and_row_divided_pv_are_close_to_float(keys):
     a = mm.normalize_attrs(dict(mult=1, shift=0, **row_norm_params(s_v / s_out, keys)))
     y = mm.compute([p, v], a).astype(np.float64) * s_out
     assert np.abs(y - ref).max() <= 1.5 * s_out
+
+
+def test_layer_norm_on_the_npu_adds_beta_in_its_vrequant_bit_exact():
+    """The per-channel epilogue is one vrequant bias=1 per row tile ((bias, mult, shift)
+    triples), no vbias over the tile; the cost model's tile estimate counts the same passes."""
+    from compiler.lower.rowwise import RowLayer
+    from npusim import flow
+    rng = np.random.default_rng(4)
+    h = 48
+    b = GraphBuilder("ln_npu")
+    x = b.input("x", (24, h))
+    y = b.op("nn.layer_norm", [x, rng.uniform(0.5, 1.5, h).astype(np.float32),
+                               rng.normal(0, 0.5, h).astype(np.float32)])
+    c = flow.compile(b.build(y), "npu-edge", evaluate=None)
+    ln = [lay for lay in c.built.lowered.layers if isinstance(lay, RowLayer)]
+    assert [lay.op for lay in ln] == ["layernorm"]
+    ins = c.artifact.program.instructions()
+    epilogue = [(i.mnemonic, i.fields.get("bias")) for i in ins
+                if i.mnemonic in ("vbias", "vrequant") and i.fields["channels"] == h]
+    assert epilogue == [("vrequant", 1)] * len(ln[0].items())
+    assert [m for m, over, *_ in ln[0].vector_ops()
+            if over == "tile" and m in ("vbias", "vrequant")] == ["vrequant"]
+    assert flow.verify(c, flow.simulate(c)).bit_exact is True

@@ -159,13 +159,13 @@ def _layernorm(em, layer, tiles, dram, lowered, key: str) -> None:
     s = _slots(sram, layer, rt, False)
     ex = {"e": sram.alloc("abuf", 2 * rt, "per-row values"),
           "v": sram.alloc("abuf", 2 * rt, "per-row values")}
-    rq = np.stack([layer.mult, layer.shift], axis=1).astype(I32).ravel()
-    consts = np.concatenate([layer.bias.astype(I32), rq,
-                             np.array([p["mean_mult"], p["eps"]], I32)])
+    # (bias, mult, shift) triples: vrequant bias=1 adds beta (sat32, as vbias) itself
+    rq = np.stack([layer.bias, layer.mult, layer.shift], axis=1).astype(I32).ravel()
+    consts = np.concatenate([rq, np.array([p["mean_mult"], p["eps"]], I32)])
     k = sram.alloc("abuf", consts.size, "layer norm table")
-    bias, rqa, mh, eps = k, k + c, k + 3 * c, k + 3 * c + 1
+    rqa, mh, eps = k, k + 3 * c, k + 3 * c + 1
     em.load_dense("w", "abuf", k, dram.const(f"{key}.table", consts), consts.size,
-                  comment=f"{layer.name}: bias, requant pairs, row constants")
+                  comment=f"{layer.name}: requant triples, row constants")
     x_addr, y_addr = dram.addr(lowered, layer.x), dram.addr(lowered, layer.y)
     var_shift = p["mean_shift"] - (LN_VAR_FRAC - LN_MEAN_FRAC)
     x_shift = LN_RSTD_FRAC - LN_NORM_FRAC
@@ -189,6 +189,5 @@ def _layernorm(em, layer, tiles, dram, lowered, key: str) -> None:
         em.row("vrmul", t, x, r, c, var, shift=x_shift)                     # x / sigma
         em.row("vrmul", s1, s1, r, 1, var, shift=mean_shift)                # mu / sigma
         em.row("vrsub", t, t, r, c, s1)
-        em.vec("vbias", t, t, r * c, ("abuf", bias), channels=c)
-        em.vec("vrequant", o, t, r * c, ("abuf", rqa), channels=c, zp=0, relu=0)
+        em.vec("vrequant", o, t, r * c, ("abuf", rqa), channels=c, zp=0, relu=0, bias=1)
         em.store_dense("out", "obuf", o[1], y_addr + r0 * c * eb, r * c, comment=f"{tag}: store")
