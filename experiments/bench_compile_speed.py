@@ -68,6 +68,21 @@ def resolved_targets(tree: Path, names: list) -> list:
         ["(could not resolve it there)"] * len(names)
 
 
+def differences(here: str, there: str) -> str:
+    """What the baseline's reading of a Target has that this tree's has not, as -key=value
+    lists ('the same' when equal)."""
+    if here.split()[:1] != there.split()[:1]:  # another kind, or not resolved there
+        return there
+    ours, theirs = (dict(t.lstrip("-").split("=", 1) for t in s.split()[1:] if "=" in t)
+                    for s in (here, there))
+    if ours == theirs:
+        return "the same"
+    changed = [f"-{k}={theirs[k]} (here {ours[k]})" for k in ours if k in theirs and
+               theirs[k] != ours[k]]
+    return ", ".join(changed + [f"no -{k}" for k in ours if k not in theirs] +
+                     [f"-{k}={v} (not here)" for k, v in theirs.items() if k not in ours])
+
+
 def compile_once(tree: Path, cache: Path, model: str, target: str) -> dict:
     env = {**os.environ, "PYTHONPATH": str(tree), "NPUSIM_CACHE_DIR": str(cache)}
     proc = subprocess.run([sys.executable, "-c", CHILD, model, target], cwd=tree, env=env,
@@ -140,9 +155,8 @@ def main(argv=None) -> int:
           f"{'/'.join(f'{x:.1f}' for x in load_before)} before, "
           f"{'/'.join(f'{x:.1f}' for x in os.getloadavg())} after, on {os.cpu_count()} cores")
     for name, here, there in zip(names, targets["this"], targets["baseline"]):
-        print(f"target '{name}': this tree {here}")
-        print(f"{'':<{len(name) + 10}}baseline {there}" if there != here else
-              f"{'':<{len(name) + 10}}(the same at the baseline)")
+        print(f"target '{name}' here: {here}")
+        print(f"  at the baseline: {differences(here, there)}")
     print(f"{'model':<10} {'case':<40} {'baseline s':>10} {'this s':>8} {'speedup':>8} "
           f"{'cpu base':>9} {'cpu this':>9} {'cpu x':>6}")
     for model, what, b, t, bc, tc in rows:
