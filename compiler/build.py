@@ -21,20 +21,31 @@ DEFAULT_PIPELINE = ("simplify, fold-constants, fold-bn, convert-layout, calibrat
 FLOAT_PIPELINE = "simplify, fold-constants, fold-bn, convert-layout, fuse, plan-memory"
 
 
-def load_model(model, **model_kwargs) -> Graph:
+def load_model(model, *, deferred: bool = False, **model_kwargs) -> Graph:
     """A Graph (copied), a zoo model name, an .onnx path, or an onnx.ModelProto; refused when
-    it computes nothing for an output (check_computes)."""
-    graph = _read_model(model, **model_kwargs)
+    it computes nothing for an output (check_computes). deferred: a zoo model's weights may
+    still be being drawn when it returns (graph.pending, compiler.ir.pending: a PassManager
+    run waits for them where it must); for the front half, whose first passes and
+    calibration start on the first layers' weights while the later ones are drawn."""
+    graph = _read_model(model, deferred, **model_kwargs)
     check_computes(graph)
     return graph
 
 
-def _read_model(model, **model_kwargs) -> Graph:
+def _read_model(model, deferred: bool = False, **model_kwargs) -> Graph:
     if isinstance(model, Graph):
         return model.copy()
     if isinstance(model, (str, os.PathLike)):
         from . import zoo
         text = str(model)
+        if text in zoo.MODELS and deferred:
+            from .zoo.params import deferring
+            with deferring() as pending:
+                graph = zoo.get(text, **model_kwargs)
+            if pending.queued():
+                graph.pending = pending
+                pending.start()
+            return graph
         if text in zoo.MODELS:
             return zoo.get(text, **model_kwargs)
         if text.endswith(".onnx") or os.path.exists(text):
@@ -79,7 +90,7 @@ def build_quantized(model, calib_inputs=None, *, num_calib: int = 8, seed: int =
 
     @collector_paused()
     def compute() -> QuantizedModule:
-        graph = load_model(model, **model_kwargs)
+        graph = load_model(model, deferred=True, **model_kwargs)
         if target is not None:  # for the NPU: refuse from shapes what no tiling fits, first
             from .shape_limits import check_shape_limits
             check_shape_limits(graph)

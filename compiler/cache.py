@@ -10,7 +10,8 @@ header, its length and its checksum (_digest_of), with the arrays' data out of b
 truncated, corrupted or foreign file (another key's, another version's) is ignored and
 rebuilt, never trusted. Like any build cache the folder is the user's own; entries are
 written atomically (a temp file, then os.replace), so concurrent compiles never read half a
-file, by a background thread (store) that a later load in the process waits for. A zoo
+file, by a background thread (store) that a later load in the process waits for; the temp
+file of a writer killed mid-write is removed by a later process's first store (sweep). A zoo
 model's entry leaves out its float model (the float reference's graph, which the back half
 never reads): it is rebuilt on first use (compiler.build.rebuilt_source)."""
 
@@ -22,6 +23,7 @@ import os
 import pickle
 import sys
 import struct
+import time
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -43,6 +45,9 @@ ALIGN = 64
 OFF = ("off", "none", "0", "false")
 _CODE: list = []  # the code fingerprint, computed once per process
 _WRITERS: dict = {}  # pid -> (writer pool, writes in flight): see store()
+_SWEPT: set = set()  # folders this process removed stale temp files from (sweep)
+STALE_DEAD_S = 60.0          # a dead writer's temp file is removed past this age (seconds)
+STALE_ANY_S = 24 * 3600.0    # and anyone's past this one
 
 
 def cache_dir() -> Path | None:
@@ -261,9 +266,45 @@ def store(name: str, value) -> None:
 def _write(path: Path, parts: tuple) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        if str(path.parent) not in _SWEPT:
+            _SWEPT.add(str(path.parent))
+            sweep(path.parent)
         write_atomic(path, _framed(*parts))
     except OSError:
         return
+
+
+def sweep(folder: Path, now: float | None = None) -> list:
+    """Remove the temp files writers killed mid-write left in `folder` (write_atomic's
+    `.NAME.PID.HEX.tmp`): a dead process's once a minute old (a write takes well under a
+    second; a pid of another machine sharing the folder may look dead here), anyone's once a
+    day old. Run by a process's first store into the folder, in the writer thread. Returns
+    the paths removed."""
+    now = time.time() if now is None else now
+    removed = []
+    for tmp in folder.glob(".*.tmp"):
+        try:
+            pid = int(tmp.name.split(".")[-3])
+            age = now - tmp.stat().st_mtime
+        except (ValueError, IndexError, OSError):
+            continue  # not a name write_atomic makes, or gone already
+        if age > STALE_ANY_S or (age > STALE_DEAD_S and not _alive(pid)):
+            try:
+                tmp.unlink()
+                removed.append(tmp)
+            except OSError:
+                pass
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, another user's
+        return True
+    return True
 
 
 def _writer() -> tuple:

@@ -43,6 +43,7 @@ def run_graph(graph: Graph, feeds: dict, keep_all: bool = False, observe=None) -
         for v in graph.inputs:
             observe(v, env[v])
     env.update(graph.constants)
+    pending = getattr(graph, "pending", None)  # constants still being filled (compiler.ir.pending)
     last_use = {}
     for i, n in enumerate(graph.nodes):
         for v in n.inputs:
@@ -50,6 +51,8 @@ def run_graph(graph: Graph, feeds: dict, keep_all: bool = False, observe=None) -
     for i, n in enumerate(graph.nodes):
         op = get_op(n.op)
         attrs = op.normalize_attrs(n.attrs, n.name)
+        if pending is not None:
+            pending.wait(*(env[v] for v in n.inputs if v in graph.constants))
         out = np.asarray(op.compute([env[v] for v in n.inputs], attrs))
         want = graph.types.get(n.output)
         if want is not None and (out.shape != want.shape or out.dtype != want.dtype):

@@ -15,6 +15,9 @@ both alike; each figure is the best of --repeat runs, and speedup = baseline / t
 The CPU columns are the same calls' CPU seconds (every thread of the process; best of the
 runs too): a loaded machine stretches them far less than the wall clock, so they compare the
 work done (the baseline's BLAS threads spin-wait, which adds to its CPU time).
+It also prints what each tree makes of TARGET and NEW_TARGET (a tag's parameters may differ
+between the revisions, e.g. a weight bank added to a tag: each tree compiles its own reading,
+and a differing instruction count is noted) and the load average before and after the run.
 """
 
 from __future__ import annotations
@@ -44,6 +47,40 @@ seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
 print(json.dumps({"seconds": seconds, "cpu": cpu,
                   "instructions": compiled.artifact.program.num_instructions}))
 """
+
+
+# what a Target name means in a tree (a tag's parameters may differ between the revisions:
+# each tree compiles its own reading of it, and the output says what that was)
+TARGET_CHILD = """
+import sys
+from isa.target import Target
+for name in sys.argv[1:]:
+    print(Target.create(name))
+"""
+
+
+def resolved_targets(tree: Path, names: list) -> list:
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    proc = subprocess.run([sys.executable, "-c", TARGET_CHILD, *names], cwd=tree, env=env,
+                          capture_output=True, text=True)
+    lines = proc.stdout.strip().splitlines()
+    return lines if not proc.returncode and len(lines) == len(names) else \
+        ["(could not resolve it there)"] * len(names)
+
+
+def differences(here: str, there: str) -> str:
+    """What the baseline's reading of a Target has that this tree's has not, as -key=value
+    lists ('the same' when equal)."""
+    if here.split()[:1] != there.split()[:1]:  # another kind, or not resolved there
+        return there
+    ours, theirs = (dict(t.lstrip("-").split("=", 1) for t in s.split()[1:] if "=" in t)
+                    for s in (here, there))
+    if ours == theirs:
+        return "the same"
+    changed = [f"-{k}={theirs[k]} (here {ours[k]})" for k in ours if k in theirs and
+               theirs[k] != ours[k]]
+    return ", ".join(changed + [f"no -{k}" for k in ours if k not in theirs] +
+                     [f"-{k}={v} (not here)" for k, v in theirs.items() if k not in ours])
 
 
 def compile_once(tree: Path, cache: Path, model: str, target: str) -> dict:
@@ -88,8 +125,11 @@ def main(argv=None) -> int:
                     help="the Target of the warm recompile")
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args(argv)
+    load_before = os.getloadavg()
     base = baseline_worktree(args.baseline)
     rows = []
+    names = [args.target, args.new_target]
+    targets = {"this": resolved_targets(ROOT, names), "baseline": resolved_targets(base, names)}
     try:
         for model in args.models.split(","):
             best = {}
@@ -111,7 +151,12 @@ def main(argv=None) -> int:
     finally:
         remove_worktree(base)
     print(f"baseline {args.baseline}, best of {args.repeat}; seconds of the build() call "
-          "(wall clock), and its CPU seconds (all threads)")
+          "(wall clock), and its CPU seconds (all threads); load average (1/5/15 min) "
+          f"{'/'.join(f'{x:.1f}' for x in load_before)} before, "
+          f"{'/'.join(f'{x:.1f}' for x in os.getloadavg())} after, on {os.cpu_count()} cores")
+    for name, here, there in zip(names, targets["this"], targets["baseline"]):
+        print(f"target '{name}' here: {here}")
+        print(f"  at the baseline: {differences(here, there)}")
     print(f"{'model':<10} {'case':<40} {'baseline s':>10} {'this s':>8} {'speedup':>8} "
           f"{'cpu base':>9} {'cpu this':>9} {'cpu x':>6}")
     for model, what, b, t, bc, tc in rows:

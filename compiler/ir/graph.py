@@ -185,6 +185,8 @@ class Graph:
                    for n in self.nodes]
         g.types = dict(self.types)
         g.meta = copy.deepcopy(self.meta)
+        if getattr(self, "pending", None) is not None:  # constants still being filled
+            g.pending = self.pending                     # (compiler.ir.pending)
         return g
 
     def values(self) -> Iterable:

@@ -31,6 +31,9 @@ class Pass:
 
     name = "pass"
     OPTIONS: dict = {}
+    # True: the pass waits itself for any pending constant it reads (compiler.ir.pending);
+    # False: the PassManager runs it once every constant is filled
+    reads_pending = False
 
     def __init__(self, **options):
         for key in options:
@@ -115,13 +118,20 @@ class PassManager:
         from ..ir.verify import verify
         from .infer import infer_types
         ctx = ctx or PassContext()
+        pending = getattr(graph, "pending", None)  # constants still being filled
         g = infer_types(graph.copy())
         for p in self.passes:
+            if pending is not None and not p.reads_pending:
+                pending = _filled(pending, graph, g)
             start = time.perf_counter()
             g = infer_types(p.run(g, ctx))
+            if pending is not None:  # (a pass may hand back a graph it built anew)
+                g.pending = pending
             if self.verify and ctx.verify:
                 verify(g)
             ctx.log.append((repr(p), time.perf_counter() - start, len(g.nodes)))
+        if pending is not None:
+            _filled(pending, graph, g)
         return g
 
     def __iter__(self):
@@ -135,3 +145,12 @@ class PassManager:
 
     def __repr__(self) -> str:
         return f"PassManager({self})"
+
+
+def _filled(pending, *graphs) -> None:
+    """Wait until every pending constant is filled (raising a filling job's error), then
+    drop the graphs' PendingConstants; None."""
+    pending.wait_all()
+    for g in graphs:
+        if getattr(g, "pending", None) is not None:
+            g.pending = None

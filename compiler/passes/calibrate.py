@@ -86,6 +86,9 @@ class Calibrate(Pass):
     largest over samples of the `percentile`-th percentile of |x| (clips rare outliers)."""
 
     OPTIONS = {"method": "absmax", "percentile": 99.99}
+    # the samples run while the later layers' weights are still being drawn: each node
+    # waits for its constants (run_graph; compiler.ir.pending)
+    reads_pending = True
 
     def run(self, graph: Graph, ctx) -> Graph:
         method = self.options["method"]

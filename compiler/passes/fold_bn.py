@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.graph import Graph, Node
+from ..ir.pending import fill, wait_for
 from ..ops import get_hook, has_trait
 from ..ops.common import per_channel
 from ..parallel import over_rows
@@ -31,6 +32,7 @@ class FoldBatchNorm(Pass):
     constant; a bias_add with no conv/dense before it, which fuse would leave unfused)."""
 
     OPTIONS = {"standalone": "depthwise"}
+    reads_pending = True  # folds pending weights once drawn (compiler.ir.pending)
 
     def run(self, graph: Graph, ctx) -> Graph:
         for bn in [n for n in graph.nodes if get_hook(n.op, "affine") is not None]:
@@ -75,21 +77,37 @@ class FoldBatchNorm(Pass):
         if bias_node is not None and bias_node.attrs["axis"] % rank != axis:
             return False
 
-        scale, shift = _scale_shift(graph, bn)
         w = graph.constants[lin.inputs[1]]
         waxis = _WEIGHT_AXIS[lin.attrs.get("kernel_layout")]
-        # w * scale in float64, rounded once to w's dtype: one ufunc pass, no float64 copy,
-        # in row blocks over the cores (compiler.parallel)
-        w_new = np.empty(w.shape, w.dtype)
-        s = per_channel(scale, waxis, w.ndim)
-
-        def fold_rows(lo: int, hi: int) -> None:
-            np.multiply(w[lo:hi], s[lo:hi] if s.shape[0] > 1 else s, dtype=np.float64,
-                        out=w_new[lo:hi], casting="same_kind")
-        over_rows(w.shape[0], w[:1].size, fold_rows)
-        lin.inputs[1] = graph.add_constant(f"{lin.name}.weight_bn", w_new)
+        params = [graph.constants[v] for v in bn.inputs[1:]]
         b = graph.constants[bias_node.inputs[1]] if bias_node is not None else 0.0
-        b_new = (np.asarray(b, np.float64) * scale + shift).astype(w.dtype)
+        affine, attrs = get_hook(bn.op, "affine"), bn.attrs
+        # the folded arrays' shapes, known before the values (which may still be being
+        # drawn: compiler.ir.pending): per-channel vectors of one length, as a batch norm's
+        shapes = {np.shape(a) for a in params} | ({np.shape(b)} - {()})
+        if len(shapes) == 1 and len(next(iter(shapes))) == 1:
+            b_shape = next(iter(shapes))
+        else:  # another affine op's: from its values
+            wait_for(graph, [*bn.inputs[1:], *(bias_node.inputs[1:2] if bias_node else [])])
+            scale, shift = affine(params, attrs)
+            b_shape = np.broadcast_shapes(np.shape(b), np.shape(scale), np.shape(shift))
+        w_new = np.empty(w.shape, w.dtype)
+        b_new = np.empty(b_shape, w.dtype)
+        w_out, b_out = w_new.view(), b_new.view()  # writable, whatever add_constant does
+
+        def fold() -> None:
+            scale, shift = affine(params, attrs)
+            # w * scale in float64, rounded once to w's dtype: one ufunc pass, no float64
+            # copy, in row blocks over the cores (compiler.parallel)
+            s = per_channel(scale, waxis, w.ndim)
+
+            def fold_rows(lo: int, hi: int) -> None:
+                np.multiply(w[lo:hi], s[lo:hi] if s.shape[0] > 1 else s, dtype=np.float64,
+                            out=w_out[lo:hi], casting="same_kind")
+            over_rows(w.shape[0], w[:1].size, fold_rows)
+            b_out[...] = (np.asarray(b, np.float64) * scale + shift).astype(w.dtype)
+        fill(graph, [w, *params, b], [w_new, b_new], fold)
+        lin.inputs[1] = graph.add_constant(f"{lin.name}.weight_bn", w_new)
         b_name = graph.add_constant(f"{lin.name}.bias_bn", b_new)
         graph.nodes.remove(bn)
         if bias_node is not None:
@@ -108,6 +126,7 @@ class FoldBatchNorm(Pass):
             return
         layout = "NCHW" if bn.attrs["axis"] % 4 == 1 else "NHWC"
         c = x.shape[1 if layout == "NCHW" else 3]
+        wait_for(graph, bn.inputs[1:])
         scale, shift = _scale_shift(graph, bn)
         kl = "OIHW" if layout == "NCHW" else "HWIO"
         w = scale.astype(x.dtype).reshape((c, 1, 1, 1) if kl == "OIHW" else (1, 1, 1, c))

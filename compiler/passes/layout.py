@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.graph import Graph, Node
+from ..ir.pending import fill, pending_of
 from ..parallel import over_rows
 from ..ops import has_trait
 from .base import Pass, register_pass
@@ -14,18 +15,34 @@ from .rewrite import single_user
 AXIS_TO_NHWC = {0: 0, 1: 3, 2: 1, 3: 2}
 
 
-def hwio_copy(w: np.ndarray, tile: int = 64) -> np.ndarray:
+def hwio_copy(w: np.ndarray, tile: int = 64, graph: Graph | None = None) -> np.ndarray:
     """OIHW weights copied to C-ordered HWIO, tile by tile of (I, O): a plain transposed
-    copy of a large 1x1 or 3x3 kernel strides through memory and runs several times slower."""
+    copy of a large 1x1 or 3x3 kernel strides through memory and runs several times slower.
+    graph: where `w` may be one of its pending constants, the copy is made once it is filled
+    (compiler.ir.pending) and the array is returned at once."""
     src = w.transpose(2, 3, 1, 0)
     out = np.empty(src.shape, w.dtype)
+    dst = out.view()  # writable, whatever the graph makes of `out`
     cin, cout = src.shape[2:]
 
     def copy_tiles(lo: int, hi: int) -> None:  # input-channel tiles [lo, hi)
         for i in range(lo * tile, min(hi * tile, cin), tile):
             for o in range(0, cout, tile):
-                out[:, :, i:i + tile, o:o + tile] = src[:, :, i:i + tile, o:o + tile]
-    over_rows(-(-cin // tile), w.size // max(1, -(-cin // tile)), copy_tiles)
+                dst[:, :, i:i + tile, o:o + tile] = src[:, :, i:i + tile, o:o + tile]
+    fill(graph, [w], [out], lambda: over_rows(-(-cin // tile),
+                                              w.size // max(1, -(-cin // tile)), copy_tiles))
+    return out
+
+
+def _copy(graph: Graph, source: np.ndarray, view: np.ndarray) -> np.ndarray:
+    """A C-ordered copy of `view` (a view of `source`), or `view` itself where it is one
+    (np.ascontiguousarray); made once `source` is filled where it is a pending constant."""
+    pending = pending_of(graph)
+    if pending is None or not pending.is_pending(source):
+        return np.ascontiguousarray(view)
+    out = np.empty(view.shape, view.dtype)
+    dst = out.view()
+    pending.derive([source], [out], lambda: np.copyto(dst, view))
     return out
 
 
@@ -63,14 +80,14 @@ class _Rewriter:
         key = (v, "const")
         if key not in self.cache:
             a4 = a.reshape((1,) * (4 - a.ndim) + a.shape).transpose(0, 2, 3, 1)
-            self.cache[key] = self.g.add_constant(f"{v}.nhwc", np.ascontiguousarray(a4))
+            self.cache[key] = self.g.add_constant(f"{v}.nhwc", _copy(self.g, a, a4))
         return self.cache[key]
 
     def weights_hwio(self, v: str) -> str:
         key = (v, "hwio")
         if key not in self.cache:
             if v in self.g.constants:
-                w = hwio_copy(self.g.constants[v])
+                w = hwio_copy(self.g.constants[v], graph=self.g)
                 self.cache[key] = self.g.add_constant(f"{v}.hwio", w)
             else:
                 out = self.g.fresh_name(f"{v}.hwio")
@@ -134,8 +151,9 @@ def _fold_flatten_permutation(graph: Graph) -> None:
             continue
         n_, c, h, w = graph.type_of(tr.output).shape
         wt = graph.constants[dense.inputs[1]]
-        perm = wt.reshape(c, h, w, -1).transpose(1, 2, 0, 3).reshape(c * h * w, -1)
-        dense.inputs[1] = graph.add_constant(f"{dense.inputs[1]}.nhwc_rows", perm)
+        perm = wt.reshape(c, h, w, -1).transpose(1, 2, 0, 3)  # a view: rows h, w, c
+        dense.inputs[1] = graph.add_constant(f"{dense.inputs[1]}.nhwc_rows",
+                                             _copy(graph, wt, perm).reshape(c * h * w, -1))
         flat.inputs[0] = tr.inputs[0]
         graph.nodes.remove(tr)
 
@@ -148,6 +166,7 @@ class ConvertLayout(Pass):
     outputs keep their NCHW names and shapes: layout_transform nodes mark the boundary."""
 
     OPTIONS = {"layout": "NHWC"}
+    reads_pending = True  # re-lays out pending weights once drawn (compiler.ir.pending)
 
     def run(self, graph: Graph, ctx) -> Graph:
         if self.options["layout"] != "NHWC":

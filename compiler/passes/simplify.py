@@ -13,6 +13,8 @@ class SimplifyInference(Pass):
     """Removes ops that are the identity at inference (trait pass_through: identity,
     dropout)."""
 
+    reads_pending = True  # reads no constant's values
+
     def run(self, graph: Graph, ctx) -> Graph:
         for n in [n for n in graph.nodes if has_trait(n.op, "pass_through")]:
             bypass(graph, n)

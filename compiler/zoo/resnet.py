@@ -38,7 +38,7 @@ def _join(b, p, x, y, cout: int, stride: int, name: str):
 
 def _resnet(name: str, block, layers, resolution: int, num_classes: int, batch: int,
             seed: int, width: int):
-    b, p = GraphBuilder(name), ParamGen(seed)
+    b, p = GraphBuilder(name), ParamGen(seed, deferrable=True)
     x = b.input("input", (batch, 3, resolution, resolution))
     y = _conv_bn(b, p, x, width, 7, 2, "stem")
     y = b.max_pool2d(y, 3, stride=2, pad=1, name="stem.pool")

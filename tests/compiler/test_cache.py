@@ -232,3 +232,36 @@ def test_an_entry_is_what_was_stored_though_written_later(cache_dir, monkeypatch
     gate.set()
     got = cache.load("later")
     assert np.array_equal(got["live"], np.arange(4096)) and np.array_equal(got["frozen"], frozen)
+
+
+def test_a_killed_writers_temp_file_is_swept(cache_dir, monkeypatch):
+    """A worker killed mid-write leaves write_atomic's hidden temp file; the next process's
+    first store into the folder removes it (a dead writer's past a minute, anyone's past a
+    day) and keeps a live writer's."""
+    import os
+    import subprocess
+    import sys
+    import time
+    front = cache_dir / "front"
+    front.mkdir()
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    dead_pid = int(dead.stdout)  # exited: no process has this pid now (it is not reused yet)
+    stale = front / f".abc.pkl.{dead_pid}.00ff00ff.tmp"
+    fresh_dead = front / f".abd.pkl.{dead_pid}.00ff00fe.tmp"
+    live = front / f".abe.pkl.{os.getpid()}.00ff00fd.tmp"
+    ancient = front / f".abf.pkl.{os.getpid()}.00ff00fc.tmp"
+    other = front / ".notes.tmp"  # not a name write_atomic makes
+    for p in (stale, fresh_dead, live, ancient, other):
+        p.write_bytes(b"half an entry")
+    hour, week = time.time() - 3600, time.time() - 7 * 86400
+    for p in (stale, live):
+        os.utime(p, (hour, hour))
+    os.utime(ancient, (week, week))
+    monkeypatch.setattr(cache, "_SWEPT", set())
+    build_quantized("mlp", num_calib=1)
+    cache.flush()
+    left = {p.name for p in front.iterdir()}
+    assert stale.name not in left and ancient.name not in left
+    assert {fresh_dead.name, live.name, other.name} <= left
+    assert len(entries(cache_dir)) == 1
