@@ -55,7 +55,7 @@ def test_npu_edge_is_the_npu_defaults_plus_the_ws_arrays_features():
     assert hash(edge) == hash(Target("npu-edge"))
     assert Target("npu-edge").with_attrs(weight_buffers=1, depthwise_mode=0) == Target("npu")
     server = Target("npu-server")
-    assert (server.weight_buffers, server.depthwise_mode) == (2, 0)
+    assert (server.weight_buffers, server.depthwise_mode) == (2, 1)
     tiny = Target("npu-tiny")  # the RTL co-simulation size keeps the RTL's default build
     assert (tiny.weight_buffers, tiny.depthwise_mode) == (1, 0)
 
@@ -69,9 +69,9 @@ def test_npu_edge_is_the_npu_defaults_plus_the_ws_arrays_features():
     ("npu-edge -dataflow=os -dma-engines=4", "os", 1, 0),
     ("npu-edge -weight-buffers=1", "ws", 1, 1),
     ("npu-edge -depthwise-mode=0", "ws", 2, 0),
-    ("npu-server", "ws", 2, 0),
+    ("npu-server", "ws", 2, 1),
     ("npu-server -dataflow=os", "os", 1, 0),
-    ("npu-server -depthwise-mode=1", "ws", 2, 1),
+    ("npu-server -depthwise-mode=0", "ws", 2, 0),
     ("npu-tiny -dataflow=os", "os", 1, 0),
     ("npu -dataflow=os", "os", 1, 0),
 ])
