@@ -185,18 +185,19 @@ def other_banks(target: str) -> str:
 
 
 def print_goals(args, out: dict) -> None:
-    print(f"\n{'model':<10} {'target':<22} {'cycles':>11} {'x roofline':>10} {'goal':>5}  "
-          "worst layers (x their roofline)")
     out["goals"] = {}
     goals = GOALS
     if args.weight_buffers:  # each goal's Target with and without the second weight bank
         goals = [g for model, target, goal in GOALS
                  for g in ((model, target, goal), (model, other_banks(target), goal))]
+    wide = max(22, *(len(target) for _, target, _ in goals))
+    print(f"\n{'model':<10} {'target':<{wide}} {'cycles':>11} {'x roofline':>10} {'goal':>5}  "
+          "worst layers (x their roofline)")
     for model, target, goal in goals:
         _, s = measure(model, target, args.resolution, {})
         worst = sorted((r for r in s["layers"] if r["roofline_cycles"]),
                        key=lambda r: -(r["cycles"] - r["roofline_cycles"]))[:5]
-        print(f"{model:<10} {target:<22} {s['cycles']:>11,} {s['roofline_ratio']:>10.3f} "
+        print(f"{model:<10} {target:<{wide}} {s['cycles']:>11,} {s['roofline_ratio']:>10.3f} "
               f"{goal:>5.2f}  " + ", ".join(f"{r['name']} {r['cycles'] / r['roofline_cycles']:.2f}x"
                                            for r in worst)
               + ("" if s["roofline_ratio"] <= goal else "  (not met)"))
