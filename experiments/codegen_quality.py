@@ -18,9 +18,11 @@ The knob sweeps (each instead of the per-layer table; several may be given):
   --cores       cycles and speed-up at 1/2/4/8 cores
   --arrays      cycles / summed roofline at 16x16 and 32x32, with the worst layers
   --goals       issue 11's three ratios against their goals (ResNet-18 on npu-edge <= 1.15x,
-                at -array=32x32 <= 1.3x, ResNet-50 on npu-server <= 1.5x), worst layers each;
-                with --weight-buffers, each goal's Target again with -weight-buffers=2 (PEs
-                with two weight banks: a conv's next weights load while it streams)
+                at -array=32x32 <= 1.3x, ResNet-50 on npu-server <= 1.5x), worst layers each,
+                on the tags themselves (npu-edge and npu-server have two weight banks per PE:
+                a conv's next weights load while it streams); with --weight-buffers, each
+                goal's Target again with the other bank count (-weight-buffers=1 on the tags:
+                the one-bank array the issue measured; -weight-buffers=2 on a one-bank Target)
 """
 
 from __future__ import annotations
@@ -176,19 +178,26 @@ GOALS = (("resnet18", "npu-edge", 1.15), ("resnet18", "npu-edge -array=32x32", 1
          ("resnet50", "npu-server", 1.5))
 
 
+def other_banks(target: str) -> str:
+    """`target` with the other weight-bank count: the A/B of --goals --weight-buffers."""
+    banks = Target.create(target).weight_buffers
+    return f"{target} -weight-buffers={1 if banks > 1 else 2}"
+
+
 def print_goals(args, out: dict) -> None:
-    print(f"\n{'model':<10} {'target':<22} {'cycles':>11} {'x roofline':>10} {'goal':>5}  "
-          "worst layers (x their roofline)")
     out["goals"] = {}
     goals = GOALS
     if args.weight_buffers:  # each goal's Target with and without the second weight bank
         goals = [g for model, target, goal in GOALS
-                 for g in ((model, target, goal), (model, f"{target} -weight-buffers=2", goal))]
+                 for g in ((model, target, goal), (model, other_banks(target), goal))]
+    wide = max(22, *(len(target) for _, target, _ in goals))
+    print(f"\n{'model':<10} {'target':<{wide}} {'cycles':>11} {'x roofline':>10} {'goal':>5}  "
+          "worst layers (x their roofline)")
     for model, target, goal in goals:
         _, s = measure(model, target, args.resolution, {})
         worst = sorted((r for r in s["layers"] if r["roofline_cycles"]),
                        key=lambda r: -(r["cycles"] - r["roofline_cycles"]))[:5]
-        print(f"{model:<10} {target:<22} {s['cycles']:>11,} {s['roofline_ratio']:>10.3f} "
+        print(f"{model:<10} {target:<{wide}} {s['cycles']:>11,} {s['roofline_ratio']:>10.3f} "
               f"{goal:>5.2f}  " + ", ".join(f"{r['name']} {r['cycles'] / r['roofline_cycles']:.2f}x"
                                            for r in worst)
               + ("" if s["roofline_ratio"] <= goal else "  (not met)"))
@@ -212,7 +221,8 @@ def main(argv=None) -> int:
     ap.add_argument("--goals", action="store_true",
                     help="the three roofline ratios of issue 11 against their goals")
     ap.add_argument("--weight-buffers", action="store_true",
-                    help="with --goals: each goal's Target also with -weight-buffers=2")
+                    help="with --goals: each goal's Target also with the other weight-bank "
+                         "count (-weight-buffers=1 on the tags, which have two)")
     args = ap.parse_args(argv)
     sweeps = [f for flag, f in ((args.dma, print_dma), (args.neighbours, print_neighbours),
                                 (args.cores, print_cores), (args.arrays, print_arrays),

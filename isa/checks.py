@@ -30,10 +30,17 @@ def target_name(target) -> str:
 def _target_name(target, tag) -> str:
     from isa.target import Target  # isa.target is heavier than the checks need at import
 
-    base = Target(target.tag or target.kind)
+    name = target.tag or target.kind
+    # the attributes that differ from the tag, then (against the tag with those) the ones tied
+    # to them (Attr.only_with) that still differ: `npu-edge -dataflow=os` has the npu kind's
+    # one weight bank by itself, and its name re-parses to the same Target
+    tag = Target(name).attrs
+    free = {a.key: target.attrs[a.key] for a in target.spec.attrs
+            if a.only_with is None and target.attrs[a.key] != tag[a.key]}
+    tied = Target(name, **free).attrs
     diffs = [f"-{a.name}={a.format(target.attrs[a.key])}" for a in target.spec.attrs
-             if target.attrs[a.key] != base.attrs[a.key]]
-    return " ".join([target.tag or target.kind, *diffs])
+             if a.key in free or target.attrs[a.key] != tied[a.key]]
+    return " ".join([name, *diffs])
 
 
 # target_max name -> (lo, hi) legal values on a Target; the spec names these, checks apply them.

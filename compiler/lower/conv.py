@@ -248,8 +248,11 @@ def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: s
     n_s = g.n * ceil(g.oh / rows)
     in_rows = min((rows - 1) * g.sh + (g.kh - 1) * g.dh + 1, g.h)
     m = rows * g.ow
+    # (a kernel past the conv_kh/conv_kw registers, e.g. ViT's 16x16 patches, takes the
+    # gemm forms; found when two weight banks made the conv form the cheaper one)
     if in_rows > FIELD_MAX["in_hw"] or g.w > FIELD_MAX["in_hw"] or max(g.pads) > \
-            FIELD_MAX["conv_pad"] or cq > FIELD_MAX["cin"] or m * cb > FIELD_MAX["len"]:
+            FIELD_MAX["conv_pad"] or cq > FIELD_MAX["cin"] or m * cb > FIELD_MAX["len"] or \
+            max(g.kh, g.kw) > FIELD_MAX["conv_kernel"]:
         return None
     last = g.in_rows((g.oh - 1) // rows * rows, g.oh)
     if last[1] <= last[0]:  # the last row tile reads only padding rows: nothing to load
@@ -403,7 +406,8 @@ def _choose(geom: ConvGeom, epi: Epilogue, hw: Hw, name: str,
             f"layer '{name}': no tiling of conv {g.h}x{g.w}x{g.cin} -> {g.oh}x{g.ow}x{g.cout} "
             f"(kernel {g.kh}x{g.kw}) fits the Target's buffers (elements: "
             f"{dict(hw.buffer_elems)}) and instruction fields (in_h/in_w <= "
-            f"{FIELD_MAX['in_hw']}, pads <= {FIELD_MAX['conv_pad']}); "
+            f"{FIELD_MAX['in_hw']}, pads <= {FIELD_MAX['conv_pad']}, kernel <= "
+            f"{FIELD_MAX['conv_kernel']}); "
             "use a Target with larger buffers or a smaller input resolution")
     return pick(cands)
 

@@ -10,6 +10,7 @@ from ..ir.graph import Node
 from ..ops import register_hook
 from .conv import ConvLayer, choose_schedule, split_rows
 from .copy import CopyLayer, copy_cycles, plan_copy
+from .cost import FIELD_MAX
 from .depthwise import depthwise_candidate
 from .dwconv import dwconv_candidate
 from .epilogue import Epilogue
@@ -42,10 +43,11 @@ def lower_conv(lw, n: Node) -> None:
         for name, (shape, dtype) in getattr(layers[0], "scratch_types", {}).items():
             lw.add_tensor(name, shape, dtype, in_dram=True)
         return
-    # candidates: (estimated cycles, layers); the cheapest is kept
-    cands = [plain_or_swapped(lw, n, x_in, geom, w, epi, note="")]
+    # candidates: (estimated cycles, layers); the cheapest is kept; a kernel past the conv
+    # instruction's kh/kw registers (ViT's 16x16 patches) runs only as a rewrite that shrinks it
+    cands = [plain_or_swapped(lw, n, x_in, geom, w, epi, note="")] if kernel_fits(geom) else []
     rewrite = space_to_depth(geom) if "s2d" in lw.rewrites else None
-    if rewrite is not None:
+    if rewrite is not None and kernel_fits(rewrite.new):
         shape, perm = rewrite.permute()
         chunks = plan_copy(shape, perm, lw.hw.buffer_elems["ibuf"] // 2, n.name)
         xs = f"{x_in}.s2d.{n.name}"
@@ -56,7 +58,7 @@ def lower_conv(lw, n: Node) -> None:
                                         useful=geom.macs)
         cands.append((cost + copy_cycles(chunks, lw.hw), [copy] + layers))
     for folded in ((fold(geom), fold_strided(geom)) if "fold" in lw.rewrites else ()):
-        if folded is None:
+        if folded is None or not kernel_fits(folded.new):
             continue
         copy = make_fold_copy(f"{n.name}.fold", x_in, f"{x_in}.fold.{n.name}", folded,
                               lw.hw)
@@ -82,6 +84,13 @@ def lower_conv(lw, n: Node) -> None:
         if "dwgroup" in lw.rewrites else None
     if dwm is not None:
         cands.append(dwm)
+    if not cands:
+        raise CompilerError(
+            f"layer '{n.name}': conv kernel {geom.kh}x{geom.kw} is larger than the conv "
+            f"instruction's kernel registers hold ({FIELD_MAX['conv_kernel']}x"
+            f"{FIELD_MAX['conv_kernel']}) and no rewrite applies; hint: keep the im2col and "
+            "space-to-depth rewrites on")
+>>>>>>> i11tags
     cost, layers = min(cands, key=lambda c: c[0])
     for layer in layers:  # register the DRAM tensors of the chosen candidate only
         if isinstance(layer, Im2colCopyLayer):
@@ -92,6 +101,11 @@ def lower_conv(lw, n: Node) -> None:
         for name, (shape, dtype) in getattr(layer, "scratch_types", {}).items():
             lw.add_tensor(name, shape, dtype, in_dram=True)
         lw.layers.append(layer)
+
+
+def kernel_fits(geom: ConvGeom) -> bool:
+    """Whether the conv instruction's kernel registers (conv_kh, conv_kw) hold geom's kernel."""
+    return max(geom.kh, geom.kw) <= FIELD_MAX["conv_kernel"]
 
 
 def per_core(lw, geom: ConvGeom, rows: bool = True, by_rows: bool | None = None) -> ConvGeom:

@@ -28,6 +28,7 @@ def _field_max(spec: IsaSpec) -> dict:
             "len": hi("vadd", "len"), "m": hi("gemm", "m"),
             "pad": min(hi("load", p) for p in ("pad_top", "pad_bottom", "pad_left", "pad_right")),
             "conv_pad": min(reg(f"conv_pad_{s}") for s in ("top", "left", "bottom", "right")),
+            "conv_kernel": min(reg("conv_kh"), reg("conv_kw")),
             "pool_window": min(reg("pool_kh"), reg("pool_kw")),
             "pool_pad": min(reg(f"pool_pad_{s}") for s in ("top", "left", "bottom", "right"))}
 

@@ -76,6 +76,11 @@ def fold_strided(geom: ConvGeom) -> Fold | None:
     if g.sw == 1 or g.groups != 1 or (g.dh, g.dw) != (1, 1) or g.kw == 1 or \
             max(g.pads[1], g.pads[3]) > FIELD_MAX["pad"] or g.w <= max(g.pads[1], g.pads[3]):
         return None
+    # every kernel column must read an image column somewhere (a column all padding would
+    # be a copy of nothing: ResNet-50 layer4's 3x3/2 on a 2x2 map at resolution 32)
+    if any(all(not 0 <= x * g.sw + b - g.pads[1] < g.w for x in range(g.ow))
+           for b in range(g.kw)):
+        return None
     new = ConvGeom(g.n, g.h, g.ow, g.kw * g.cin, g.cout, g.kh, 1, g.sh, 1,
                    (g.pads[0], 0, g.pads[2], 0))
     if (new.oh, new.ow) != (g.oh, g.ow):

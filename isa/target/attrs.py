@@ -53,6 +53,11 @@ class Attr:
     choices: Optional[tuple] = None
     doc: str = ""
     unit: str = ""
+    # (attribute key, values): a feature of the machine that attribute describes, e.g.
+    # ("dataflow", ("ws",)) for a weight-stationary array's weight banks. A tag's value for it
+    # holds only where the Target's resolved value of that attribute is one of `values`;
+    # elsewhere the kind's default does (Target resolves this; a value given explicitly stays)
+    only_with: Optional[tuple] = None
 
     def __post_init__(self):
         if self.type not in _TYPE_NAMES:
@@ -60,6 +65,14 @@ class Attr:
                               f"use one of int, float, bool, str, '{SHAPE2D}'")
         if self.choices is not None:
             object.__setattr__(self, "choices", tuple(self.choices))
+        if self.only_with is not None:
+            key, values = self.only_with
+            object.__setattr__(self, "only_with", (key.replace("-", "_"), tuple(values)))
+
+    def applies(self, values) -> bool:
+        """Whether this attribute's feature exists on a Target of resolved `values` (always,
+        unless `only_with` ties it to another attribute's values)."""
+        return self.only_with is None or values[self.only_with[0]] in self.only_with[1]
 
     @property
     def key(self) -> str:

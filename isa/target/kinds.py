@@ -49,6 +49,9 @@ def register_target_kind(name: str, attrs: Sequence[Attr], derive=None, doc: str
         if a.key in seen or a.key in _RESERVED:
             raise TargetError(f"{name} attribute '{a.name}' is declared twice or uses a "
                               f"reserved name ({', '.join(_RESERVED)})")
+        if a.only_with is not None and a.only_with[0] not in seen:
+            raise TargetError(f"{name} attribute '{a.name}' is tied to '{a.only_with[0]}', "
+                              "which is not declared before it")
         seen.add(a.key)
         a.coerce(a.default, name)
     kind = TargetKind(name, tuple(attrs), derive, doc)
@@ -137,6 +140,10 @@ def _address_kb(buffer: str) -> int:
 # and 256x256 is SCALE-Sim's TPU (google.cfg), the largest array this model is checked at.
 ARRAY_MAX = 256
 
+# features of a weight-stationary array's PEs: a tag's value for them holds on -dataflow=ws
+# only, so `npu-edge -dataflow=os` is an os array without them (Attr.only_with)
+WS_ONLY = ("dataflow", ("ws",))
+
 NPU_ATTRS = (
     Attr("array", SHAPE2D, (16, 16), 1, ARRAY_MAX,
          doc="systolic array rows x cols (its dataflow: -dataflow)", unit="PEs"),
@@ -189,12 +196,12 @@ NPU_ATTRS = (
     # column its own channel, each PE its own im2col input lane; weight-stationary arrays only
     Attr("depthwise-mode", int, 0, 0, 1,
          doc="1: the array has a depthwise mode (dwconv: a column per channel, a tap per row, "
-             "per-PE inputs); ws dataflow only", unit="flag"),
+             "per-PE inputs); ws dataflow only", unit="flag", only_with=WS_ONLY),
     # the PEs' weight banks: 2 loads a conv's next pass's weights while the current pass
     # streams (the spec's [weight_buffers] table, rtl/systolic_array.v WB = 2); ws only
     Attr("weight-buffers", int, 1, 1, max([1, *load_spec().weight_buffers]),
          doc="weight registers per PE: 2 loads the next conv pass's weights while the current "
-             "one streams; ws dataflow only", unit="banks"),
+             "one streams; ws dataflow only", unit="banks", only_with=WS_ONLY),
 )
 
 register_target_kind("npu", NPU_ATTRS, _derive_npu, "simulated NPU: systolic array + vector unit")

@@ -34,12 +34,26 @@ def _resolve(name: str) -> tuple:
                       + f"; tags: {', '.join(list_tags())}")
 
 
+def _tag_value(attr, tag_attrs: Mapping[str, Any], values: Mapping[str, Any]) -> Any:
+    """The value a tag gives `attr` on a Target of resolved `values`: the tag's own, unless the
+    attribute is a feature of another dataflow (say) than `values` has (Attr.only_with), where
+    the kind's default holds: npu-edge's two weight banks are not on `npu-edge -dataflow=os`.
+    The one place this rule lives (__init__ applies it, with_attrs re-applies it)."""
+    if attr.key in tag_attrs and attr.applies(values):
+        return tag_attrs[attr.key]
+    return attr.default
+
+
 class Target:
     """A kind plus a value for every attribute, e.g. `npu -array=16x16 -vector-lanes=16 ...`.
 
     Construct with `Target("npu", vector_lanes=32)`, `Target("npu-edge", dma_engines=4)`,
     `Target.from_string`, `Target.from_dict` or `Target.create`. `tag` records the preset it came
-    from and is not part of equality.
+    from and is not part of equality. Each attribute is the value given, else the tag's, else
+    the kind's default; a tag's value for a feature of another dataflow (Attr.only_with: the
+    npu kind's weight-buffers and depthwise-mode are ws-array features) holds only on that
+    dataflow: `npu-edge -dataflow=os` has one weight bank and no depthwise mode, while an
+    explicit `-dataflow=os -weight-buffers=2` is refused.
     """
 
     __slots__ = ("kind", "tag", "_spec", "_values", "_derived")
@@ -56,6 +70,9 @@ class Target:
         hint = partial(range_hint, spec.name)
         values = {a.key: a.coerce(given.get(a.key, base.get(a.key, a.default)), spec.name, hint)
                   for a in spec.attrs}
+        for a in spec.attrs:  # a tag's features of another dataflow (Attr.only_with) drop out
+            if a.only_with is not None and a.key not in given:
+                values[a.key] = _tag_value(a, base, values)
         frozen = MappingProxyType(values)
         derived = spec.derive(frozen) if spec.derive else None
         for slot, value in (("kind", spec.name), ("tag", tag.name if tag else None),
@@ -111,9 +128,15 @@ class Target:
         raise TypeError(f"cannot make a Target from {type(x).__name__}; pass a str, dict or Target")
 
     def with_attrs(self, **overrides: Any) -> "Target":
-        """A copy with some attributes changed; keeps the tag it came from."""
-        merged = dict(self._values)
-        merged.update({self._spec.attr(k).key: v for k, v in overrides.items()})
+        """A copy with some attributes changed; keeps the tag it came from. An attribute tied to
+        another's value (Attr.only_with) that holds the tag's value is resolved again, so
+        `Target("npu-edge").with_attrs(dataflow="os")` is `npu-edge -dataflow=os`."""
+        changed = {self._spec.attr(k).key: v for k, v in overrides.items()}
+        tag = lookup_tag(self.tag) if self.tag else None
+        merged = {k: v for k, v in self._values.items()
+                  if k in changed or tag is None or self._spec.attr(k).only_with is None
+                  or v != _tag_value(self._spec.attr(k), tag.attrs, self._values)}
+        merged.update(changed)
         return Target(self.tag or self.kind, **merged)
 
     # ---- access ----------------------------------------------------------------------------

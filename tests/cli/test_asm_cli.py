@@ -32,9 +32,10 @@ def test_asm_writes_the_bin_next_to_the_source(capsys, gemm_s):
 
 def test_asm_output_option_and_agreeing_target(capsys, gemm_s, tmp_path):
     out_path = tmp_path / "sub.bin"
-    code, out, _ = run(capsys, "asm", gemm_s, "-o", out_path, "-t", "npu -array=16x16")
+    agreeing = "npu -array=16x16 -weight-buffers=2 -depthwise-mode=1"  # npu-edge spelled out
+    code, out, _ = run(capsys, "asm", gemm_s, "-o", out_path, "-t", agreeing)
     assert code == 0 and out.startswith(f"{out_path}: ") and out_path.exists()
-    assert Program.load(out_path).target == "npu -array=16x16"
+    assert Program.load(out_path).target == agreeing
 
 
 def test_disasm_prints_and_writes_canonical_assembly(capsys, gemm_s, tmp_path):

@@ -13,6 +13,11 @@ from test_codegen_models import run_and_compare
 from test_lower_tiling import qconv_graph
 
 
+# the row-Toeplitz lowering is for arrays without the depthwise mode (npu-edge has it), and
+# these shapes take it on PEs of one weight bank (two make the block-diagonal conv cheaper)
+NO_MODE = "npu-edge -depthwise-mode=0 -weight-buffers=1"
+
+
 def dw_graph(h, c, k, pad, seed=0):
     """A depthwise qnn.conv2d on an h x h map of c channels, k x k kernel, stride 1."""
     return qconv_graph(1, h, h, c, c, k, 1, pad, groups=c, seed=seed)
@@ -20,7 +25,7 @@ def dw_graph(h, c, k, pad, seed=0):
 
 def test_toeplitz_tile_is_each_kernel_row_as_a_correlation():
     g = dw_graph(28, 4, 3, 1)
-    (layer,) = lower(g, "npu-edge").layers
+    (layer,) = lower(g, NO_MODE).layers
     assert isinstance(layer, DepthwiseLayer)
     s = layer.schedule
     assert (s.n, s.k, s.blocks, s.hp, s.m) == (14, 16, 2, 30, 58)
@@ -39,7 +44,7 @@ def test_toeplitz_tile_is_each_kernel_row_as_a_correlation():
 @pytest.mark.parametrize("h,c,k,pad", [(28, 16, 3, 1), (28, 5, 3, 0), (24, 3, 5, 2),
                                        (16, 20, 3, 1)])
 def test_bit_exact_on_the_npu(h, c, k, pad):
-    lowered, _ = run_and_compare(dw_graph(h, c, k, pad), "npu-edge", rowdw=True)
+    lowered, _ = run_and_compare(dw_graph(h, c, k, pad), NO_MODE, rowdw=True)
     (layer,) = lowered.layers
     assert isinstance(layer, DepthwiseLayer)
 
@@ -47,26 +52,26 @@ def test_bit_exact_on_the_npu(h, c, k, pad):
 def test_narrow_maps_of_many_channels_keep_the_block_diagonal_conv():
     # 14 wide: one block a row, kh weight preloads and array fills per channel for 14 rows
     # of work; 16 channels a pass on the diagonal is faster (MobileNetV2's 14x14x384)
-    (layer,) = lower(dw_graph(14, 384, 3, 1), "npu-edge").layers
+    (layer,) = lower(dw_graph(14, 384, 3, 1), NO_MODE).layers
     assert type(layer).__name__ == "ConvLayer"
 
 
 def test_bit_exact_split_over_cores():
-    lowered, _ = run_and_compare(dw_graph(28, 6, 3, 1), "npu-edge -num-cores=2")
+    lowered, _ = run_and_compare(dw_graph(28, 6, 3, 1), f"{NO_MODE} -num-cores=2")
     assert isinstance(lowered.layers[0], DepthwiseLayer)
 
 
 def test_a_dense_conv_on_several_cores_is_not_taken_for_one():
     # one core's share of a dense conv is not a depthwise conv of that many channels
-    (layer,) = lower(qconv_graph(1, 28, 28, 64, 24, 1, 1, 0), "npu-edge -num-cores=4").layers
+    (layer,) = lower(qconv_graph(1, 28, 28, 64, 24, 1, 1, 0), f"{NO_MODE} -num-cores=4").layers
     assert type(layer).__name__ == "ConvLayer"
 
 
 def test_faster_than_block_diagonal_where_chosen():
     g = dw_graph(56, 32, 3, 1)
-    lowered, fast = run_and_compare(g, "npu-edge")
+    lowered, fast = run_and_compare(g, NO_MODE)
     assert isinstance(lowered.layers[0], DepthwiseLayer)
-    plain, slow = run_and_compare(g, "npu-edge", rowdw=False)
+    plain, slow = run_and_compare(g, NO_MODE, rowdw=False)
     assert type(plain.layers[0]).__name__ == "ConvLayer"
     assert fast.cycles < 0.6 * slow.cycles
     # the estimate the choice was made by is within 10% of the simulated cycles
@@ -75,7 +80,7 @@ def test_faster_than_block_diagonal_where_chosen():
 
 
 def test_refuses_what_it_does_not_lower():
-    hw = Hw.from_target(Target.create("npu-edge"))
+    hw = Hw.from_target(Target.create(NO_MODE))
     from compiler.lower.geometry import ConvGeom
     from compiler.lower.epilogue import Epilogue
     c = 16
@@ -93,7 +98,7 @@ def test_refuses_what_it_does_not_lower():
     res = Epilogue(bias=np.zeros(c, np.int32), mult=np.ones(c, np.int32),
                    shift=np.ones(c, np.int32), residual="r")
     assert choose_depthwise(ok, res, hw) is None
-    fp16 = Hw.from_target(Target.create("npu-edge -dtype=fp16"))
+    fp16 = Hw.from_target(Target.create(f"{NO_MODE} -dtype=fp16"))
     assert choose_depthwise(ok, Epilogue(bias=np.zeros(c, np.float32)), fp16) is not None
 
 
@@ -115,7 +120,7 @@ def test_fp16_depthwise_agrees_with_onnxruntime(tmp_path):
             "y", TensorProto.FLOAT, [1, c, 28, 28])], [numpy_helper.from_array(w, "w")])
     path = tmp_path / "dw.onnx"
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), str(path))
-    compiled = flow.compile(str(path), "npu-edge -dtype=fp16")
+    compiled = flow.compile(str(path), f"{NO_MODE} -dtype=fp16")
     # (NCHW in and out of the file: a layout copy before and after)
     assert [type(x).__name__ for x in compiled.built.lowered.layers] == \
         ["CopyLayer", "DepthwiseLayer", "CopyLayer"]

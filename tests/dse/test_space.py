@@ -58,6 +58,22 @@ area_mm2 = { max = 6.0 }
     assert str(t).startswith("npu -array=8x8 ")
 
 
+def test_a_dataflow_axis_over_a_tag_drops_its_ws_features_on_os():
+    """npu-edge's two weight banks and depthwise mode are ws-array features: an os point of a
+    space based on it is the os array (one bank, no mode), a ws point keeps them, and each
+    point's Target prints and re-parses to the same attributes (the study stores str(t))."""
+    from isa.target import Target, TargetError
+    s = space(space={"dataflow": ["ws", "os"]})
+    assert s.base == "npu-edge"
+    ws, os_ = s.target({"dataflow": "ws"}), s.target({"dataflow": "os"})
+    assert (ws.weight_buffers, ws.depthwise_mode) == (2, 1)
+    assert (os_.dataflow, os_.weight_buffers, os_.depthwise_mode) == ("os", 1, 0)
+    assert all(Target.create(str(t)) == t for t in (ws, os_))
+    both = space(space={"dataflow": ["os"], "weight-buffers": [2]})
+    with pytest.raises(TargetError, match="weight-buffers=2 with dataflow=os"):
+        both.target({"dataflow": "os", "weight-buffers": 2})  # asked for: refused
+
+
 def test_ranges_with_a_step_and_snapping():
     s = space(space={"dram-bw": {"low": 8, "high": 40, "step": 16}})
     (p,) = s.params

@@ -90,7 +90,8 @@ def test_target_directive_and_caller_target():
     assert assemble(".target npu-edge\nnop").target == "npu-edge"
     assert assemble("nop", target="npu-tiny").target == "npu-tiny"
     # an equal Target spelled differently is not a conflict; the caller's spelling is kept
-    assert assemble(".target npu -array=16x16\nnop", target="npu-edge").target == "npu-edge"
+    assert assemble(".target npu -array=16x16 -weight-buffers=2 -depthwise-mode=1\nnop",
+                    target="npu-edge").target == "npu-edge"
     assert assemble(".target  npu-edge   -num-cores=2\n").target == "npu-edge -num-cores=2"
     assert assemble("nop").target is None
 

@@ -48,10 +48,81 @@ def test_dataflow_defaults_to_ws_and_names_its_choices():
         Target.create("npu -dataflow=is")
 
 
-def test_npu_defaults_are_npu_edge():
-    assert Target("npu") == Target.from_string("npu-edge")
-    assert Target("npu").tag is None  # tag is provenance, not identity
-    assert hash(Target("npu")) == hash(Target("npu-edge"))
+def test_npu_edge_is_the_npu_defaults_plus_the_ws_arrays_features():
+    edge = Target("npu", weight_buffers=2, depthwise_mode=1)
+    assert edge == Target.from_string("npu-edge")
+    assert edge.tag is None  # tag is provenance, not identity
+    assert hash(edge) == hash(Target("npu-edge"))
+    assert Target("npu-edge").with_attrs(weight_buffers=1, depthwise_mode=0) == Target("npu")
+    server = Target("npu-server")
+    assert (server.weight_buffers, server.depthwise_mode) == (2, 1)
+    tiny = Target("npu-tiny")  # the RTL co-simulation size keeps the RTL's default build
+    assert (tiny.weight_buffers, tiny.depthwise_mode) == (1, 0)
+
+
+@pytest.mark.parametrize("text,dataflow,banks,mode", [
+    ("npu-edge", "ws", 2, 1),
+    ("npu-edge -dataflow=ws", "ws", 2, 1),
+    # the tag's weight banks and depthwise mode are a ws array's: on os the kind's defaults
+    ("npu-edge -dataflow=os", "os", 1, 0),
+    ("npu-edge -dataflow=os -weight-buffers=1", "os", 1, 0),
+    ("npu-edge -dataflow=os -dma-engines=4", "os", 1, 0),
+    ("npu-edge -weight-buffers=1", "ws", 1, 1),
+    ("npu-edge -depthwise-mode=0", "ws", 2, 0),
+    ("npu-server", "ws", 2, 1),
+    ("npu-server -dataflow=os", "os", 1, 0),
+    ("npu-server -depthwise-mode=0", "ws", 2, 0),
+    ("npu-tiny -dataflow=os", "os", 1, 0),
+    ("npu -dataflow=os", "os", 1, 0),
+])
+def test_a_tags_ws_features_hold_on_ws_only(text, dataflow, banks, mode):
+    t = Target.create(text)
+    assert (t.dataflow, t.weight_buffers, t.depthwise_mode) == (dataflow, banks, mode)
+    # every spelling of it re-parses to the same attributes, the tag kept
+    assert Target.from_string(str(t)) == t and Target.from_dict(t.to_dict()) == t
+    assert Target.from_dict(t.to_dict()).tag == t.tag
+    assert pickle.loads(pickle.dumps(t)) == t
+    from isa.checks import target_name
+    assert Target.create(target_name(t)) == t
+
+
+def test_os_npu_edge_is_named_by_its_dataflow_alone():
+    from isa.checks import target_name
+    assert target_name(Target.create("npu-edge -dataflow=os")) == "npu-edge -dataflow=os"
+    assert target_name(Target.create("npu-server -dataflow=os -num-cores=2")) \
+        == "npu-server -num-cores=2 -dataflow=os"
+    assert target_name(Target.create("npu-edge -weight-buffers=1")) == "npu-edge -weight-buffers=1"
+    assert target_name(Target.create("npu-edge -dataflow=os -depthwise-mode=1")) \
+        == "npu-edge -dataflow=os -depthwise-mode=1"
+
+
+def test_explicit_second_weight_bank_on_os_is_refused():
+    with pytest.raises(TargetError, match=r"weight-buffers=2 with dataflow=os: the second weight "
+                                          r"bank belongs to a weight-stationary array's PEs.*"
+                                          r"hint: -dataflow=ws, or -weight-buffers=1"):
+        Target.create("npu-edge -dataflow=os -weight-buffers=2")
+    with pytest.raises(TargetError, match="weight-buffers=2 with dataflow=os"):
+        Target("npu-edge", dataflow="os", weight_buffers=2)
+    with pytest.raises(TargetError, match="weight-buffers=2 with dataflow=os"):
+        Target("npu-edge").with_attrs(dataflow="os", weight_buffers=2)
+
+
+def test_with_attrs_resolves_the_tags_ws_features_again():
+    edge = Target("npu-edge")
+    os_ = edge.with_attrs(dataflow="os")
+    assert os_ == Target.create("npu-edge -dataflow=os") and os_.tag == "npu-edge"
+    assert os_.with_attrs(dataflow="ws") == edge  # back to ws: the tag's banks return
+    # a value other than the tag's is the user's own and stays
+    one = edge.with_attrs(weight_buffers=1)
+    assert one.with_attrs(dma_engines=4).weight_buffers == 1
+    with pytest.raises(TargetError, match="weight-buffers=2 with dataflow=os"):
+        Target("npu", weight_buffers=2).with_attrs(dataflow="os")  # no tag: nothing falls back
+
+
+def test_an_attribute_tied_to_one_declared_after_it_is_refused():
+    with pytest.raises(TargetError, match="'b' is tied to 'a', which is not declared before it"):
+        register_target_kind("tied-kind", [Attr("b", int, 0, only_with=("a", (1,))),
+                                           Attr("a", int, 1)])
 
 
 def test_explicit_string():
@@ -184,7 +255,8 @@ def test_bad_python_values():
 
 
 def test_equality_and_hash():
-    a, b = Target("npu", dma_engines=4), Target.from_string("npu-edge -dma-engines=4")
+    a = Target("npu", dma_engines=4, weight_buffers=2, depthwise_mode=1)
+    b = Target.from_string("npu-edge -dma-engines=4")
     assert a == b and hash(a) == hash(b) and len({a, b}) == 1
     assert a != Target("npu") and a != Target("cpu") and a != "npu"
     assert Target("npu", energy_mac_pj=1) == Target("npu", energy_mac_pj=1.0)

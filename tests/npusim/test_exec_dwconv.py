@@ -72,7 +72,8 @@ def test_cycles_are_one_pass_per_block_of_r_taps():
 
 def test_refused_and_faulted_without_the_mode():
     ins = I("dwconv", ibuf=0, wbuf=0, abuf=0, in_h=3, in_w=3, channels=4)
-    for tag in ("npu-edge", "npu-edge -depthwise-mode=1 -dataflow=os"):
+    for tag in ("npu-edge -depthwise-mode=0", "npu-edge -depthwise-mode=1 -dataflow=os",
+                "npu-edge -dataflow=os"):
         with pytest.raises(TargetCheckError, match="depthwise-mode=1"):
             check_instruction(ins, Target.create(tag))
         with pytest.raises(IllegalInstructionError, match="channels=4 exceeds"):
@@ -85,8 +86,9 @@ def test_refused_and_faulted_without_the_mode():
 def test_the_mode_is_priced_only_where_the_array_has_it():
     """The depthwise unit (its own fit, rtl/dwconv_unit.v) adds to the matrix component only,
     only on a weight-stationary array with the mode, and grows with the array."""
-    base = area_breakdown("npu-edge")
+    base = area_breakdown("npu-edge -depthwise-mode=0")
     mode = area_breakdown("npu-edge -depthwise-mode=1")
+    assert area_breakdown("npu-edge") == mode  # the tag has the mode
     assert mode["matrix"] > base["matrix"]
     assert {k: v for k, v in mode.items() if k != "matrix"} == \
         {k: v for k, v in base.items() if k != "matrix"}
@@ -96,7 +98,7 @@ def test_the_mode_is_priced_only_where_the_array_has_it():
     assert area_breakdown("npu-edge -depthwise-mode=1 -dataflow=os") == \
         area_breakdown("npu-edge -dataflow=os")
     small = area_breakdown("npu-edge -array=8x8 -depthwise-mode=1")["matrix"] - \
-        area_breakdown("npu-edge -array=8x8")["matrix"]
+        area_breakdown("npu-edge -array=8x8 -depthwise-mode=0")["matrix"]
     assert 3 < (mode["matrix"] - base["matrix"]) / small < 4.5  # R*C PEs dominate
 
 

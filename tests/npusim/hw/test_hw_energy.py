@@ -75,7 +75,8 @@ def test_a_bigger_design_has_more_area_and_leakage(knob, small, big):
 def test_the_output_stationary_array_leaks_as_its_area():
     """Leakage is area x time: at the same cycles the os Target leaks more by its area ratio
     (its matrix unit is larger, tests/npusim/hw/test_hw_area.py)."""
-    ws, os_ = (Target.from_string(f"npu-edge -dataflow={d}") for d in ("ws", "os"))
+    ws, os_ = (Target.from_string(f"npu-edge -dataflow={d}") for d in
+               ("ws -weight-buffers=1 -depthwise-mode=0", "os"))  # the arrays alone
     assert _energy(os_)["leakage"] > _energy(ws)["leakage"]
     assert _energy(os_)["leakage"] / _energy(ws)["leakage"] == \
         pytest.approx(area_mm2(os_) / area_mm2(ws), rel=1e-12)
