@@ -10,7 +10,7 @@ out, 12 bytes a channel) and the depthwise mode's own ceiling (kh * kw of
 the R rows, less a fill of R + C - 1 a pass, at best one pass over the whole map per 16
 channels). "goal": at least 50% of the peak, or within 10% of that bound.
 
-    python experiments/mobilenet_blocks.py [--target "npu-edge -depthwise-mode=1 -weight-buffers=2"]
+    python experiments/mobilenet_blocks.py [--target "npu-edge -depthwise-mode=0 -weight-buffers=1"]
         [--resolution 224] [--json OUT.json]
 
 Timing-only simulation (the cycles a functional run gives)."""
@@ -114,7 +114,7 @@ def depthwise_rows(result: dict, layers: dict, lowered, hw, peak: int) -> list:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="mobilenetv2")
-    ap.add_argument("--target", default="npu-edge -depthwise-mode=1 -weight-buffers=2")
+    ap.add_argument("--target", default="npu-edge")
     ap.add_argument("--resolution", type=int, default=224)
     ap.add_argument("--json")
     a = ap.parse_args()
