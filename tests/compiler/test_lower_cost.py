@@ -101,11 +101,10 @@ def test_a_channel_waits_for_the_other_channels_bursts_on_the_port():
     # 44,305 cycles, where the port (37,664 beats) and the channel alone (37,184) said less
     a = 112 * 108 + 25088
     assert four.dma_streams(roles) == (a + isqrt(a * a + 4 * 25088 * 12576) + 1) // 2 == 44305
-    # split over 4 cores a channel moves its core's beats and waits for the other cores'
-    assert four.dma_streams({"in": (1, 1600)}, cores=4) == 400 and \
-        four.dma_streams({"in": (1, 16000)}, cores=4) == 4000
-    assert four.dma_streams({"in": (10, 160)}, cores=4) == \
-        (1090 + isqrt(1090 * 1090 + 4 * 10 * 30) + 1) // 2
+    # split over 4 cores each channel is charged every core's beats of its role (that bound
+    # stands for the waits): 108 + 4 x 100 beats, 10 x 108 + 4 x 10
+    assert four.dma_streams({"in": (1, 1600)}, cores=4) == 508
+    assert four.dma_streams({"in": (10, 160), "out": (1, 16)}, cores=4) == 1120
 
 
 def test_more_engines_do_not_make_many_small_tiles_look_cheap():
