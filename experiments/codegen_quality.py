@@ -10,7 +10,8 @@ totals, and a table with each rewrite turned off. Timing-only simulation: it giv
 cycles as the functional run (npusim guarantees it) in a fraction of the time.
 
 The knob sweeps (each instead of the per-layer table; several may be given):
-  --dma         cycles at 1/2/4/8 DMA engines (more engines must never be slower)
+  --dma         cycles at 1/2/4/8 DMA engines of --target, per --models (more engines must
+                never be slower; issue 11 allows 0.5%)
   --neighbours  the pair sweep: the program compiled for a Target A run on A against the one
                 compiled for a neighbour B (one step of -dram-bw, -dma-engines, a buffer size)
                 by B's cost model run on A; a buffer neighbour's program is A's code with B's
