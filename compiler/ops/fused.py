@@ -69,7 +69,7 @@ def fused_dense_type(types, a):
 
 
 def fused_dense_compute(arrays, a):
-    return epilogue(exact.matmul(arrays[0], arrays[1]), arrays, a, arrays[0].ndim - 1)
+    return epilogue(exact.matmul(arrays[0], arrays[1], b_constant=True), arrays, a, arrays[0].ndim - 1)
 
 
 register_op(OpDef("fused.conv2d", ("data", "weight", "bias", "residual?"), fused_conv_type,

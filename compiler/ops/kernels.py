@@ -62,11 +62,11 @@ def _conv_matmul(x: np.ndarray, w: np.ndarray, strides, pads, dilations) -> np.n
     ow = conv_out_size(wd, kw, sw, left, right, dw)
     bx, bw = exact.bits(kh * kw * cin)
     qx, sx = exact.integers(x, bx)
-    qw, ws = exact.integers(w.reshape(kh * kw * cin, cout), bw, axis=0)  # (1, cout)
+    qw, ws = exact.constant_integers(w, bw, (0, 1, 2))  # (1, 1, 1, cout)
     if kh == kw == 1 and (sh, sw) == (1, 1) and not any(pads):
         # the patch matrix is x itself, channels first: a view where x is laid out channel
         # major (a conv's output is, and the ops after it keep its order), else one copy
-        patches = np.ascontiguousarray(qx.transpose(3, 0, 1, 2))
+        patches = np.ascontiguousarray(qx.transpose(3, 0, 1, 2), dtype=np.float64)
     else:
         # channels first once (CNHW), so each tap's copy below moves whole rows
         xp = np.zeros((c, n, h + top + bottom, wd + left + right))
@@ -76,7 +76,7 @@ def _conv_matmul(x: np.ndarray, w: np.ndarray, strides, pads, dilations) -> np.n
             for j in range(kw):
                 patches[i, j] = xp[:, :, i * dh:i * dh + (oh - 1) * sh + 1:sh,
                                    j * dw:j * dw + (ow - 1) * sw + 1:sw]
-    acc = qw.T @ patches.reshape(kh * kw * c, n * oh * ow)  # exact: any summation order
+    acc = qw.reshape(kh * kw * cin, cout).T @ patches.reshape(kh * kw * c, n * oh * ow)  # exact: any summation order
     return exact.rounded(acc, sx + np.reshape(ws, (cout, 1))).T.reshape(n, oh, ow, cout)
 
 

@@ -77,7 +77,7 @@ def dense_type(types, a) -> TensorType:
 
 
 register_op(OpDef("nn.dense", ("data", "weight"), dense_type,
-                  lambda arr, a: exact.matmul(arr[0], arr[1]).astype(arr[0].dtype),
+                  lambda arr, a: exact.matmul(arr[0], arr[1], b_constant=True).astype(arr[0].dtype),
                   doc="x @ w, weights (in_features, out_features)"))
 register_hook("fused_as", "nn.dense", value="fused.dense")
 
