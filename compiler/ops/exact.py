@@ -90,7 +90,11 @@ def constant_integers(w: np.ndarray, nbits: int, axis) -> tuple:
 
 
 def rounded(acc: np.ndarray, scale) -> np.ndarray:
-    """The exact float64 sums acc times 2**scale, rounded once to float32."""
+    """The exact float64 sums acc times 2**scale, rounded once to float32 (a multiply by the
+    power of two where it is a normal float64, exact and ~30x faster than ldexp)."""
+    factor = np.ldexp(1.0, scale)
+    if np.all((factor >= np.finfo(np.float64).tiny) & np.isfinite(factor)):
+        return (acc * factor).astype(np.float32)
     return np.ldexp(acc, scale).astype(np.float32)
 
 
