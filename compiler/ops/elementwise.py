@@ -7,6 +7,7 @@ import numpy as np
 from .. import qscheme as qs
 from ..errors import OpError, QuantizationError
 from ..ir.types import TensorType
+from . import exact
 from .common import broadcast, norm_axis, require_float, same_dtype
 from .registry import Attr, OpDef, register_hook, register_op
 
@@ -39,7 +40,7 @@ def softmax(x: np.ndarray, axis: int, mask: np.ndarray | None = None) -> np.ndar
     if mask is not None:  # an additive mask (0 kept, a large negative value dropped)
         x = x + mask
     z = x.astype(np.float32) - x.max(axis=axis, keepdims=True)
-    e = np.exp(z)
+    e = exact.exp(z)  # float64 exp rounded: numpy's float32 exp is CPU-specific SIMD
     return (e / e.sum(axis=axis, keepdims=True)).astype(x.dtype)
 
 

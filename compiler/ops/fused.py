@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import qscheme as qs
 from ..errors import OpError, QuantizationError
+from . import exact
 from .common import per_channel
 from .nn import CONV_ATTRS, conv2d_compute, conv2d_type, dense_type
 from .registry import Attr, OpDef, register_hook, register_op
@@ -68,7 +69,7 @@ def fused_dense_type(types, a):
 
 
 def fused_dense_compute(arrays, a):
-    return epilogue(np.matmul(arrays[0], arrays[1]), arrays, a, arrays[0].ndim - 1)
+    return epilogue(exact.matmul(arrays[0], arrays[1], b_constant=True), arrays, a, arrays[0].ndim - 1)
 
 
 register_op(OpDef("fused.conv2d", ("data", "weight", "bias", "residual?"), fused_conv_type,

@@ -1,10 +1,13 @@
-"""Float32 numpy kernels of the windowed ops (conv, pooling) on NHWC tensors."""
+"""Float32 numpy kernels of the windowed ops (conv, pooling) on NHWC tensors, the same bits on
+every machine (convolutions through compiler.ops.exact)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from isa.semantics import conv_out_size
+
+from . import exact
 
 
 def windows(x: np.ndarray, kernel, strides, pads, dilations, fill=0.0) -> np.ndarray:
@@ -22,46 +25,59 @@ def windows(x: np.ndarray, kernel, strides, pads, dilations, fill=0.0) -> np.nda
 
 
 def conv2d_nhwc(x: np.ndarray, w: np.ndarray, strides, pads, dilations, groups) -> np.ndarray:
-    """NHWC input, HWIO weights (kh, kw, cin/groups, cout) -> NHWC float32."""
+    """NHWC input, HWIO weights (kh, kw, cin/groups, cout) -> NHWC float32, every dot product
+    exact and rounded once (compiler.ops.exact: the same bits whatever the BLAS kernel)."""
     kh, kw, cin_g, cout = w.shape
-    if groups == 1 and cout > 1:
-        return _conv_matmul(x.astype(np.float32, copy=False), w.astype(np.float32, copy=False),
-                            strides, pads, dilations)
-    v = windows(x.astype(np.float32), (kh, kw), strides, pads, dilations)
+    if groups == 1:
+        return _conv_matmul(x, w, strides, pads, dilations)
+    og = cout // groups
+    v = windows(x.astype(np.float64), (kh, kw), strides, pads, dilations)
     n, oh, ow = v.shape[:3]
     v = v.reshape(n, oh, ow, groups, cin_g, kh, kw)
-    wg = w.astype(np.float32).reshape(kh, kw, cin_g, groups, cout // groups)
-    out = np.einsum("nhwgikl,kligo->nhwgo", v, wg, optimize=True)
-    return out.reshape(n, oh, ow, cout).astype(np.float32)
+    wg = w.astype(np.float64).reshape(kh, kw, cin_g, groups, og)
+    if cin_g == 1:
+        # depthwise: float64 products of float32 values are exact and the taps add in a
+        # fixed order, so the sum is the same on every machine
+        acc = np.zeros((n, oh, ow, groups, og))
+        for i in range(kh):
+            for j in range(kw):
+                acc += v[:, :, :, :, 0, i, j, None] * wg[i, j, 0]
+        return acc.reshape(n, oh, ow, cout).astype(np.float32)
+    # grouped: one exact matmul per group, (pixels, cin_g * kh * kw) x (cin_g * kh * kw, og)
+    patches = v.transpose(3, 0, 1, 2, 4, 5, 6).reshape(groups, n * oh * ow, cin_g * kh * kw)
+    wmat = wg.transpose(3, 2, 0, 1, 4).reshape(groups, cin_g * kh * kw, og)
+    out = exact.matmul(patches, wmat)  # (groups, pixels, og)
+    return out.reshape(groups, n, oh, ow, og).transpose(1, 2, 3, 0, 4).reshape(n, oh, ow, cout)
 
 
 def _conv_matmul(x: np.ndarray, w: np.ndarray, strides, pads, dilations) -> np.ndarray:
-    """The dense conv as the one matmul einsum above reduces it to, operands laid out as
-    einsum lays them (W^T a transposed view, the (kh, kw, cin) x (n, oh, ow) patch matrix
-    C-ordered), so BLAS sums in the same order and the floats are bit-identical (calibration
-    ranges, hence quantized constants, depend on them) -- without einsum's strided 7-D copy
-    and output transposes, over twice as fast."""
+    """The dense conv as one matmul W^T (cout, kh*kw*cin) x patches (kh*kw*cin, n*oh*ow), in
+    exact integers (compiler.ops.exact): x rounded per tensor and W per output channel
+    before the patch matrix is built, so the copies move the rounded values once."""
     kh, kw, cin, cout = w.shape
     (sh, sw), (dh, dw) = strides, dilations
     top, left, bottom, right = pads
     n, h, wd, c = x.shape
     oh = conv_out_size(h, kh, sh, top, bottom, dh)
     ow = conv_out_size(wd, kw, sw, left, right, dw)
+    bx, bw = exact.bits(kh * kw * cin)
+    qx, sx = exact.integers(x, bx)
+    qw, ws = exact.constant_integers(w, bw, (0, 1, 2))  # (1, 1, 1, cout)
     if kh == kw == 1 and (sh, sw) == (1, 1) and not any(pads):
         # the patch matrix is x itself, channels first: a view where x is laid out channel
         # major (a conv's output is, and the ops after it keep its order), else one copy
-        patches = np.ascontiguousarray(x.transpose(3, 0, 1, 2))
+        patches = np.ascontiguousarray(qx.transpose(3, 0, 1, 2), dtype=np.float64)
     else:
         # channels first once (CNHW), so each tap's copy below moves whole rows
-        xp = np.zeros((c, n, h + top + bottom, wd + left + right), np.float32)
-        xp[:, :, top:top + h, left:left + wd] = x.transpose(3, 0, 1, 2)
-        patches = np.empty((kh, kw, c, n, oh, ow), np.float32)
+        xp = np.zeros((c, n, h + top + bottom, wd + left + right))
+        xp[:, :, top:top + h, left:left + wd] = qx.transpose(3, 0, 1, 2)
+        patches = np.empty((kh, kw, c, n, oh, ow))
         for i in range(kh):
             for j in range(kw):
                 patches[i, j] = xp[:, :, i * dh:i * dh + (oh - 1) * sh + 1:sh,
                                    j * dw:j * dw + (ow - 1) * sw + 1:sw]
-    out = w.reshape(kh * kw * cin, cout).T @ patches.reshape(kh * kw * c, n * oh * ow)
-    return out.T.reshape(n, oh, ow, cout)
+    acc = qw.reshape(kh * kw * cin, cout).T @ patches.reshape(kh * kw * c, n * oh * ow)  # exact: any summation order
+    return exact.rounded(acc, sx + np.reshape(ws, (cout, 1))).T.reshape(n, oh, ow, cout)
 
 
 def max_pool_nhwc(x: np.ndarray, kernel, strides, pads) -> np.ndarray:

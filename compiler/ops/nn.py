@@ -7,7 +7,7 @@ import numpy as np
 from .. import qscheme as qs
 from ..errors import OpError, QuantizationError
 from ..ir.types import TensorType
-from . import kernels
+from . import exact, kernels
 from .common import (LAYOUT_ATTR, WINDOW_ATTRS, make, nchw, norm_axis, per_channel,
                      require_float, same_dtype, window_out)
 from .registry import REQUIRED, Attr, OpDef, register_hook, register_op
@@ -77,7 +77,7 @@ def dense_type(types, a) -> TensorType:
 
 
 register_op(OpDef("nn.dense", ("data", "weight"), dense_type,
-                  lambda arr, a: np.matmul(arr[0], arr[1]).astype(arr[0].dtype),
+                  lambda arr, a: exact.matmul(arr[0], arr[1], b_constant=True).astype(arr[0].dtype),
                   doc="x @ w, weights (in_features, out_features)"))
 register_hook("fused_as", "nn.dense", value="fused.dense")
 
@@ -94,7 +94,7 @@ def matmul_type(types, a) -> TensorType:
 
 
 def matmul_compute(arr, a):
-    y = np.matmul(arr[0], arr[1])
+    y = exact.matmul(arr[0], arr[1])
     return (y * np.float32(a["alpha"]) if a["alpha"] != 1.0 else y).astype(arr[0].dtype)
 
 

@@ -9,6 +9,7 @@ import numpy as np
 from ..blas import single_threaded, usable_cores
 from ..errors import PassError
 from ..ir.graph import Graph
+from ..ops import exact
 from ..reference import run_graph
 from .base import Pass, register_pass
 
@@ -96,7 +97,8 @@ class Calibrate(Pass):
             raise PassError(f"calibrate method '{method}' is not absmax or percentile")
         samples = calibration_samples(graph, ctx)
         workers = min(len(samples), usable_cores())
-        with single_threaded(), ThreadPoolExecutor(workers) as pool:  # see compiler.blas
+        # see compiler.blas; each weight rounded once for the exact products (compiler.ops.exact)
+        with single_threaded(), exact.constants_memo(), ThreadPoolExecutor(workers) as pool:
             ranges = list(pool.map(lambda feed: self.sample_ranges(graph, feed), samples))
         stats: dict = {}
         for r in ranges:  # in sample order: the same dict as one sample after another
