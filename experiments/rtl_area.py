@@ -91,11 +91,31 @@ def parse_stat(text: str) -> dict:
     return out
 
 
+_INCLUDE = re.compile(rb'^\s*`include\s+"([^"]+)"', re.M)
+ISA_HEADER = "npu_isa.vh"
+
+
+def rtl_headers(files: list[str]) -> list[str]:
+    """The rtl/ headers these files `include, directly or through another header, sorted,
+    npu_isa.vh left out (rtl_digest)."""
+    seen: set[str] = set()
+    todo = list(files)
+    while todo:
+        for name in _INCLUDE.findall((RTL / todo.pop()).read_bytes()):
+            name = name.decode()
+            if name != ISA_HEADER and name not in seen:
+                seen.add(name)
+                todo.append(name)
+    return sorted(seen)
+
+
 def rtl_digest(files: list[str]) -> str:
-    """sha256 (16 hex digits) of these rtl/ files, in order: which RTL a synthesis row is of.
-    npu_isa.vh is left out: every spec edit regenerates it, moving decode by a few cells."""
+    """sha256 (16 hex digits) of these rtl/ files, in order, then of the rtl/ headers they
+    include (port lists, shared decode: rtl_headers), sorted: which RTL a synthesis row is of.
+    npu_isa.vh is left out: every spec edit regenerates it, moving decode by a few cells. A
+    module without headers of its own has the digest of its files alone."""
     h = hashlib.sha256()
-    for f in files:
+    for f in [*files, *rtl_headers(files)]:
         h.update(f.encode() + b"\0" + (RTL / f).read_bytes() + b"\0")
     return h.hexdigest()[:16]
 

@@ -14,25 +14,8 @@ module dwconv_unit #(
     parameter integer C  = 4,
     parameter integer AW = 20
 ) (
-    input  wire              clk,
-    input  wire              rst,
-    input  wire              start,
-    /* verilator lint_off UNUSEDSIGNAL */  // the unit decodes only its instructions' fields
-    input  wire [127:0]      instr,
-    /* verilator lint_on UNUSEDSIGNAL */
-    output wire              ready,
-    output wire              busy,
-    output wire              done,
-    output wire              illegal,
-    output wire [R*C*AW-1:0] ibuf_addr,   // lane r*C + c: PE (r, c)'s input
-    input  wire [R*C*8-1:0]  ibuf_data,
-    output wire [C*AW-1:0]   wbuf_addr,
-    input  wire [C*8-1:0]    wbuf_data,
-    output wire [C*AW-1:0]   abuf_rd_addr,
-    input  wire [C*32-1:0]   abuf_rd_data,
-    output wire [C-1:0]      abuf_wr_en,
-    output wire [C*AW-1:0]   abuf_wr_addr,
-    output wire [C*32-1:0]   abuf_wr_data
+`define MU_IBUF_LANES (R*C) // lane r*C + c: PE (r, c)'s input
+`include "matrix_unit_ports.vh"
 );
 /* verilator lint_off UNUSEDPARAM */  // the generated header declares every ISA constant
 `include "npu_isa.vh"
@@ -40,31 +23,12 @@ module dwconv_unit #(
     localparam integer H = R + C - 1;  // history entries: entry d = the pixel of d cycles ago
 
     // ---------------------------------------------------------------- decode
-    wire [7:0] op_in  = `F_OPCODE(instr);
-    wire       is_cfg = op_in == OP_CFG;
-    wire       is_dw  = op_in == OP_DWCONV;
-    wire [7:0] cfg_reg = `F_CFG_REG(instr);
-    wire [3:0] cfg_val = instr[CFG_VALUE_LSB +: 4];
-    wire       cfg_ok  = cfg_reg <= REG_CONV_DILATION_W[7:0];
-
-    reg [3:0] kh, kw, sh, sw, pt, pl, pb, pr, dh, dw;
-
     wire [9:0] in_h_in = `F_DWCONV_IN_H(instr);
     wire [9:0] in_w_in = `F_DWCONV_IN_W(instr);
     wire [7:0] ch_in   = `F_DWCONV_CHANNELS(instr);
-
-    // output size (isa.semantics.conv_out_size), as matrix_unit.v
-    wire [15:0] span_h = {12'd0, dh} * ({12'd0, kh} - 16'd1) + 16'd1;
-    wire [15:0] span_w = {12'd0, dw} * ({12'd0, kw} - 16'd1) + 16'd1;
-    wire signed [15:0] num_h = $signed({6'd0, in_h_in}) + $signed({12'd0, pt}) +
-                               $signed({12'd0, pb}) - $signed(span_h);
-    wire signed [15:0] num_w = $signed({6'd0, in_w_in}) + $signed({12'd0, pl}) +
-                               $signed({12'd0, pr}) - $signed(span_w);
-    wire [15:0] oh_in = num_h[15:0] / {12'd0, sh} + 16'd1;
-    wire [15:0] ow_in = num_w[15:0] / {12'd0, sw} + 16'd1;
-    wire [31:0] m_in  = oh_in * ow_in;
-    wire        dw_ok = !num_h[15] && !num_w[15] && m_in[31:16] == 16'd0 &&
-                        ch_in != 8'd0 && {24'd0, ch_in} <= C;
+`include "conv_regs.vh"
+    wire       is_dw   = op_in == OP_DWCONV;
+    wire       dw_ok   = window_ok && ch_in != 8'd0 && {24'd0, ch_in} <= C;
     wire [7:0]  taps_in = kh * kw;
 
     function [7:0] depth(input [7:0] left);
@@ -137,27 +101,9 @@ module dwconv_unit #(
         if (rst) begin
             state <= IDLE;
             bad <= 1'b0;
-            kh <= REG_CONV_KH_RESET[3:0];        kw <= REG_CONV_KW_RESET[3:0];
-            sh <= REG_CONV_STRIDE_H_RESET[3:0];  sw <= REG_CONV_STRIDE_W_RESET[3:0];
-            pt <= REG_CONV_PAD_TOP_RESET[3:0];   pl <= REG_CONV_PAD_LEFT_RESET[3:0];
-            pb <= REG_CONV_PAD_BOTTOM_RESET[3:0]; pr <= REG_CONV_PAD_RIGHT_RESET[3:0];
-            dh <= REG_CONV_DILATION_H_RESET[3:0]; dw <= REG_CONV_DILATION_W_RESET[3:0];
         end else if (take) begin
             state <= own_one ? ONE : RUN;
             bad   <= (is_cfg && !cfg_ok) || !is_cfg && !(is_dw && dw_ok);
-            if (is_cfg && cfg_ok)
-                case (cfg_reg)
-                    REG_CONV_KH[7:0]:         kh <= cfg_val;
-                    REG_CONV_KW[7:0]:         kw <= cfg_val;
-                    REG_CONV_STRIDE_H[7:0]:   sh <= cfg_val;
-                    REG_CONV_STRIDE_W[7:0]:   sw <= cfg_val;
-                    REG_CONV_PAD_TOP[7:0]:    pt <= cfg_val;
-                    REG_CONV_PAD_LEFT[7:0]:   pl <= cfg_val;
-                    REG_CONV_PAD_BOTTOM[7:0]: pb <= cfg_val;
-                    REG_CONV_PAD_RIGHT[7:0]:  pr <= cfg_val;
-                    REG_CONV_DILATION_H[7:0]: dh <= cfg_val;
-                    default:                  dw <= cfg_val;
-                endcase
             if (dw_first) begin
                 wbuf_r <= `F_DWCONV_WBUF(instr);
                 abuf_r <= `F_DWCONV_ABUF(instr);  acc_r <= `F_DWCONV_ACC(instr);

@@ -17,56 +17,21 @@ module matrix_unit #(
     parameter integer AW = 20,
     parameter integer WB = 1     // weight banks per PE (Target -weight-buffers)
 ) (
-    input  wire            clk,
-    input  wire            rst,
-    input  wire            start,
-    input  wire [127:0]    instr,
-    output wire            ready,
-    output wire            busy,
-    output wire            done,
-    output wire            illegal,
-    output wire [R*AW-1:0] ibuf_addr,
-    input  wire [R*8-1:0]  ibuf_data,  // int8 lanes
-    output wire [C*AW-1:0] wbuf_addr,
-    input  wire [C*8-1:0]  wbuf_data,
-    output wire [C*AW-1:0] abuf_rd_addr,
-    input  wire [C*32-1:0] abuf_rd_data,
-    output wire [C-1:0]    abuf_wr_en,
-    output wire [C*AW-1:0] abuf_wr_addr,
-    output wire [C*32-1:0] abuf_wr_data
+`define MU_IBUF_LANES R
+`include "matrix_unit_ports.vh"
 );
 /* verilator lint_off UNUSEDPARAM */  // the generated header declares every ISA constant
 `include "npu_isa.vh"
 /* verilator lint_on UNUSEDPARAM */
 
     // ---------------------------------------------------------------- decode
-    wire [7:0]  op_in   = `F_OPCODE(instr);
-    wire        is_cfg  = op_in == OP_CFG;
-    wire        is_conv = op_in == OP_CONV;
-    wire [7:0]  cfg_reg = `F_CFG_REG(instr);
-    wire [3:0]  cfg_val = instr[CFG_VALUE_LSB +: 4];  // conv_* registers hold 1..15 / 0..15
-    wire        cfg_ok  = cfg_reg <= REG_CONV_DILATION_W[7:0];  // conv_kh .. conv_dilation_w
-
-    // conv_* registers (cfg unit=matrix), at their spec reset values
-    reg [3:0] kh, kw, sh, sw, pt, pl, pb, pr, dh, dw;
-
     wire [9:0]  in_h_in = `F_CONV_IN_H(instr);
     wire [9:0]  in_w_in = `F_CONV_IN_W(instr);
     wire [11:0] cin_in  = `F_CONV_CIN(instr);
     wire [7:0]  cout_in = `F_CONV_COUT(instr);
-
-    // output size (isa.semantics.conv_out_size); a negative span means an empty output
-    wire [15:0] span_h = {12'd0, dh} * ({12'd0, kh} - 16'd1) + 16'd1;
-    wire [15:0] span_w = {12'd0, dw} * ({12'd0, kw} - 16'd1) + 16'd1;
-    wire signed [15:0] num_h  = $signed({6'd0, in_h_in}) + $signed({12'd0, pt}) +
-                                $signed({12'd0, pb}) - $signed(span_h);
-    wire signed [15:0] num_w  = $signed({6'd0, in_w_in}) + $signed({12'd0, pl}) +
-                                $signed({12'd0, pr}) - $signed(span_w);
-    wire [15:0] oh_in = num_h[15:0] / {12'd0, sh} + 16'd1;
-    wire [15:0] ow_in = num_w[15:0] / {12'd0, sw} + 16'd1;
-    wire [31:0] m_in  = oh_in * ow_in;
-    // the pass gemm's m field is 16 bits wide
-    wire conv_ok = !num_h[15] && !num_w[15] && m_in[31:16] == 16'd0;
+`include "conv_regs.vh"
+    wire        is_conv = op_in == OP_CONV;
+    wire        conv_ok = window_ok;
 
     function [7:0] min_depth(input [11:0] left);
         min_depth = (left > R[11:0]) ? R[7:0] : left[7:0];
@@ -151,27 +116,9 @@ module matrix_unit #(
         if (rst) begin
             state <= IDLE;
             bad <= 1'b0;
-            kh <= REG_CONV_KH_RESET[3:0];        kw <= REG_CONV_KW_RESET[3:0];
-            sh <= REG_CONV_STRIDE_H_RESET[3:0];  sw <= REG_CONV_STRIDE_W_RESET[3:0];
-            pt <= REG_CONV_PAD_TOP_RESET[3:0];   pl <= REG_CONV_PAD_LEFT_RESET[3:0];
-            pb <= REG_CONV_PAD_BOTTOM_RESET[3:0]; pr <= REG_CONV_PAD_RIGHT_RESET[3:0];
-            dh <= REG_CONV_DILATION_H_RESET[3:0]; dw <= REG_CONV_DILATION_W_RESET[3:0];
         end else if (take) begin
             state <= own_one ? ONE : is_conv ? CONV : FWD;
             bad   <= (is_cfg && !cfg_ok) || (is_conv && !conv_ok);
-            if (is_cfg && cfg_ok)
-                case (cfg_reg)
-                    REG_CONV_KH[7:0]:         kh <= cfg_val;
-                    REG_CONV_KW[7:0]:         kw <= cfg_val;
-                    REG_CONV_STRIDE_H[7:0]:   sh <= cfg_val;
-                    REG_CONV_STRIDE_W[7:0]:   sw <= cfg_val;
-                    REG_CONV_PAD_TOP[7:0]:    pt <= cfg_val;
-                    REG_CONV_PAD_LEFT[7:0]:   pl <= cfg_val;
-                    REG_CONV_PAD_BOTTOM[7:0]: pb <= cfg_val;
-                    REG_CONV_PAD_RIGHT[7:0]:  pr <= cfg_val;
-                    REG_CONV_DILATION_H[7:0]: dh <= cfg_val;
-                    default:                  dw <= cfg_val;
-                endcase
             if (conv_first) begin
                 ibuf_r <= `F_CONV_IBUF(instr);  abuf_r <= `F_CONV_ABUF(instr);
                 wbase  <= `F_CONV_WBUF(instr);

@@ -9,23 +9,8 @@ module matrix_unit_dw #(
     parameter integer C  = 4,
     parameter integer AW = 20
 ) (
-    input  wire              clk,
-    input  wire              rst,
-    input  wire              start,
-    input  wire [127:0]      instr,
-    output wire              ready,
-    output wire              busy,
-    output wire              done,
-    output wire              illegal,
-    output wire [R*C*AW-1:0] ibuf_addr,   // lanes [0, R): matrix_unit's; all: dwconv_unit's
-    input  wire [R*C*8-1:0]  ibuf_data,
-    output wire [C*AW-1:0]   wbuf_addr,
-    input  wire [C*8-1:0]    wbuf_data,
-    output wire [C*AW-1:0]   abuf_rd_addr,
-    input  wire [C*32-1:0]   abuf_rd_data,
-    output wire [C-1:0]      abuf_wr_en,
-    output wire [C*AW-1:0]   abuf_wr_addr,
-    output wire [C*32-1:0]   abuf_wr_data
+`define MU_IBUF_LANES (R*C) // lanes [0, R): matrix_unit's; all: dwconv_unit's
+`include "matrix_unit_ports.vh"
 );
 /* verilator lint_off UNUSEDPARAM */  // the generated header declares every ISA constant
 `include "npu_isa.vh"

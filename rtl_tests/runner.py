@@ -49,7 +49,7 @@ def run_unit(unit: str, target: str = "npu-tiny", testcase=None, seed: int = 202
     runner = get_runner("icarus")
     runner.build(sources=[HDL / f"tb_{unit}.v"] + [HDL / s for s in TB_COMMON]
                  + [RTL / s for s in SOURCES[unit] + COMMON],
-                 includes=[RTL], hdl_toplevel=f"tb_{unit}", parameters=params, build_dir=out,
+                 includes=[RTL, HDL], hdl_toplevel=f"tb_{unit}", parameters=params, build_dir=out,
                  timescale=("1ns", "1ps"), build_args=["-g2005", "-Wall"])
     # the simulator's Python gets this process's sys.path (cocotb's runner), so rtl_tests
     # imports there as it does here: run from the repository root, e.g. through pytest

@@ -6,19 +6,9 @@ module tb_dma #(
     parameter integer PAD_LANES = 16,
     parameter integer LAT = 10,
     parameter integer DRAM_BYTES = 65536,
-    parameter integer IBUF_DEPTH = 4096,
-    parameter integer WBUF_DEPTH = 4096,
-    parameter integer ABUF_DEPTH = 4096,
-    parameter integer OBUF_DEPTH = 4096
+`include "tb_buffer_depths.vh"
 ) (
-    input  wire         clk,
-    input  wire         rst,
-    input  wire         start,
-    input  wire [127:0] instr,
-    output wire         ready,
-    output wire         busy,
-    output wire         done,
-    output wire         illegal
+`include "tb_unit_ports.vh"
 );
     localparam integer AW = 20, DAW = 32, NWR = BW + PAD_LANES;
 
@@ -52,9 +42,6 @@ module tb_dma #(
         .clk(clk), .rd_sel({BW{sel}}), .rd_addr(r_addr), .rd_data(r_data),
         .wr_sel({NWR{sel}}), .wr_en(w_en), .wr_addr(w_addr), .wr_data(w_data), .wr_be(w_be));
 
-    /* verilator lint_off PINCONNECTEMPTY */  // the cocotb monitor reads the probe's registers
-    tb_probe u_probe (.clk(clk), .rst(rst), .take(start && ready), .done(done),
-                      .cycle(), .n_take(), .take_cycle(), .n_done(), .done_cycle());
-    /* verilator lint_on PINCONNECTEMPTY */
+`include "tb_probe_inst.vh"
 endmodule
 `default_nettype wire

@@ -5,6 +5,9 @@ from __future__ import annotations
 import cocotb
 import numpy as np
 from cocotb.clock import Clock
+from cocotb.triggers import ReadOnly
+
+from isa import timing
 
 from npusim.hw.rtl_params import tb_params
 from rtl_tests.tb.backdoor import BuffersBackdoor, MemoryBackdoor
@@ -123,6 +126,34 @@ class UnitBench:
         await issuer
         gaps = [b - a for a, b in zip(starts, starts[1:])]
         assert gaps == model_cycles[:-1], f"issue-to-issue gaps {gaps} != model cycles {model_cycles}"
+
+    def geometry(self) -> tuple[dict, int, int]:
+        """The buffers' sizes and the array's rows and columns (R, C) the design was built with:
+        what a matrix unit's stimulus is shaped by."""
+        return self.model.state.sizes, self.params["R"], self.params["C"]
+
+    async def check_flagged(self, word: int) -> None:
+        """`word` (an opcode or register the unit does not run) finishes in one cycle, with
+        `illegal` and `done` high in the cycle after the unit took it."""
+        await self.driver.issue(word)
+        await ReadOnly()
+        assert int(self.dut.illegal.value) == 1 and int(self.dut.done.value) == 1
+        assert await self.monitor.next_cycles() == 1
+
+    async def check_rule_caught(self, rule: str, cases) -> None:
+        """Run `cases` with the model's cycle `rule` one cycle longer: the checker must report
+        the RTL, as exactly one cycle mismatch of -1 (then finish without failing the test)."""
+        original = timing.RULES[rule]
+        with timing.override(rule, lambda hw, **ops: original(hw, **ops) + 1):
+            await self.run_cases(cases)
+        self.check_mismatches([("cycles", -1)])
+
+    def check_mismatches(self, want: list[tuple[str, int]]) -> None:
+        """The checker reported exactly these (kind, model - RTL) mismatches; finish the test
+        without failing it on them (a test of the checker)."""
+        kinds = [(m.kind, self.checker.rows[m.index]["diff"]) for m in self.checker.mismatches]
+        assert kinds == want, f"checker reported {kinds}, expected {want}"
+        self.finish(strict=False)
 
     def rng(self, salt: int) -> np.random.Generator:
         """A generator seeded by +seed and the test's salt: runs repeat exactly."""

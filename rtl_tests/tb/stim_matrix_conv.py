@@ -5,35 +5,16 @@ accumulate, int32 wrap; and seeded random tiles."""
 
 from __future__ import annotations
 
-from isa.codec import encode_fields
-from isa.operands import window_out_hw
-from rtl_tests.tb.stim_dwconv import REGS, RESET
-from rtl_tests.tb.stimulus import INT8, INT32, Case, guarded, ints, place
+from rtl_tests.tb.stim_window import REGS, random_regs, window_cases
+from rtl_tests.tb.stimulus import Case
 
 __all__ = ["REGS", "conv_cases", "conv_directed", "conv_random"]
 
 
 def conv_cases(rng, sizes: dict, h: int, w: int, cin: int, cout: int, regs: dict, acc: int,
                fill: str = "random", acc_fill: str = "random") -> list[Case]:
-    """The cfg words of `regs` (every register, so cases do not depend on each other), then
-    one conv of an h x w x cin tile into cout channels."""
-    full = {**RESET, **regs}
-    regs_full = {f"conv_{k}": v for k, v in full.items()}
-    oh, ow = window_out_hw("conv", {"in_h": h, "in_w": w}, regs_full)
-    kh, kw = full["kh"], full["kw"]
-    ia = place(rng, sizes["ibuf"], h * w * cin)
-    wa = place(rng, sizes["wbuf"], kh * kw * cin * cout)
-    aa = place(rng, sizes["abuf"], oh * ow * cout)
-    cases = [Case(encode_fields("cfg", unit=0, reg=f"conv_{r}", value=v), [], [], f"cfg {r}={v}")
-             for r, v in full.items()]
-    word = encode_fields("conv", ibuf=ia, wbuf=wa, abuf=aa, in_h=h, in_w=w, cin=cin, cout=cout,
-                         acc=acc)
-    pokes = [("ibuf", ia, ints(rng, h * w * cin, INT8, fill)),
-             ("wbuf", wa, ints(rng, kh * kw * cin * cout, INT8, fill)),
-             ("abuf", aa, ints(rng, oh * ow * cout, INT32, acc_fill))]
-    cases.append(Case(word, pokes, [guarded("abuf", aa, oh * ow * cout, sizes["abuf"])],
-                      f"conv {h}x{w}x{cin}->{cout} {full} acc={acc} {fill}/{acc_fill}"))
-    return cases
+    """The cfg words of `regs`, then one conv of an h x w x cin tile into cout channels."""
+    return window_cases(rng, sizes, "conv", h, w, cin, cout, regs, acc, fill, acc_fill)
 
 
 def conv_directed(rng, sizes: dict, rows: int, cols: int) -> list[Case]:
@@ -58,13 +39,9 @@ def conv_directed(rng, sizes: dict, rows: int, cols: int) -> list[Case]:
 def conv_random(rng, sizes: dict, rows: int, cols: int, count: int) -> list[Case]:
     out = []
     for _ in range(count):
-        kh, kw = int(rng.integers(1, 4)), int(rng.integers(1, 4))
-        regs = {"kh": kh, "kw": kw, "stride_h": int(rng.integers(1, 3)),
-                "stride_w": int(rng.integers(1, 3)), "pad_top": int(rng.integers(0, kh)),
-                "pad_left": int(rng.integers(0, kw)), "pad_bottom": int(rng.integers(0, kh)),
-                "pad_right": int(rng.integers(0, kw))}
-        h = int(rng.integers(kh, 7))
-        w = int(rng.integers(kw, 7))
+        regs = random_regs(rng)
+        h = int(rng.integers(regs["kh"], 7))
+        w = int(rng.integers(regs["kw"], 7))
         out += conv_cases(rng, sizes, h, w, int(rng.integers(1, 2 * rows + 2)),
                           int(rng.integers(1, cols + 1)), regs, int(rng.integers(0, 2)))
     return out
