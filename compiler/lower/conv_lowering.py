@@ -90,7 +90,6 @@ def lower_conv(lw, n: Node) -> None:
             f"instruction's kernel registers hold ({FIELD_MAX['conv_kernel']}x"
             f"{FIELD_MAX['conv_kernel']}) and no rewrite applies; hint: keep the im2col and "
             "space-to-depth rewrites on")
->>>>>>> i11tags
     cost, layers = min(cands, key=lambda c: c[0])
     for layer in layers:  # register the DRAM tensors of the chosen candidate only
         if isinstance(layer, Im2colCopyLayer):
