@@ -78,7 +78,7 @@ def test_chosen_on_mobilenets_dram_bound_layers_and_faster():
 
 def test_not_without_the_mode():
     g = qconv_graph(1, 14, 14, 64, 64, 3, 1, 1, groups=64)
-    assert not any(isinstance(x, DwconvLayer) for x in lower(g, "npu-edge").layers)
+    assert not any(isinstance(x, DwconvLayer) for x in lower(g, "npu-edge -depthwise-mode=0").layers)
 
 
 @st.composite
