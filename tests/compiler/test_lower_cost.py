@@ -75,7 +75,8 @@ def test_conv_and_pool_rules_match_the_simulator(t, h, w, cin, kh, kw, stride, p
 def test_field_limits_are_the_spec_values_lowering_always_used():
     assert FIELD_MAX == {"rows": 4095, "cols": 4095, "planes": 4095, "in_hw": 1023,
                          "cin": 4095, "channels": 4095, "len": 8388607, "m": 65535, "pad": 7,
-                         "conv_pad": 15, "pool_window": 255, "pool_pad": 15}
+                         "conv_pad": 15, "conv_kernel": 15, "pool_window": 255,
+                         "pool_pad": 15}
 
 
 def test_dma_time_is_port_bound_for_big_transfers_and_latency_bound_for_small():
