@@ -26,6 +26,7 @@ from .conv import choose_schedule
 from .cost import FIELD_MAX, Hw, channel_map
 from .epilogue import Epilogue
 from .geometry import ConvGeom
+from .layer import DepthwiseWork
 
 SYNC_CYCLES = 8  # waits, signal and cfgs per matrix instruction (as compiler.lower.conv)
 
@@ -47,7 +48,7 @@ class DwSchedule:
 
 
 @dataclass
-class DepthwiseLayer:
+class DepthwiseLayer(DepthwiseWork):
     """A depthwise conv lowered channel by channel onto row-Toeplitz weights."""
 
     name: str
@@ -61,14 +62,6 @@ class DepthwiseLayer:
     note: str = "row-toeplitz depthwise"
     useful_macs: int | None = None
     sub: tuple | None = None
-
-    @property
-    def inputs(self) -> list:
-        return [self.x]
-
-    @property
-    def macs(self) -> int:
-        return self.geom.macs
 
     def channels(self) -> list:
         return list(range(self.geom.cout))

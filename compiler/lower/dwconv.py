@@ -26,6 +26,7 @@ from .cost import FIELD_MAX, Hw
 from .depthwise import store_role
 from .epilogue import Epilogue
 from .geometry import ConvGeom
+from .layer import DepthwiseWork
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ class DwItem:
 
 
 @dataclass
-class DwconvLayer:
+class DwconvLayer(DepthwiseWork):
     """A depthwise conv on the array's depthwise mode (uses_dwconv), NHWC, one image."""
 
     name: str
@@ -63,14 +64,6 @@ class DwconvLayer:
     note: str = "depthwise mode, grouped transfers"
     useful_macs: int | None = None
     sub: tuple | None = None
-
-    @property
-    def inputs(self) -> list:
-        return [self.x]
-
-    @property
-    def macs(self) -> int:
-        return self.geom.macs
 
     def items(self, cols: int) -> list:
         return work_items(self.geom, cols, self.schedule.rows, self.schedule.group)

@@ -1,4 +1,5 @@
-"""What the lowered layers that do no array work share: no MACs, and most read one tensor x."""
+"""What lowered layers share: those that do no array work have no MACs and most read one tensor
+x; the depthwise convs read x and do their geometry's MACs."""
 from __future__ import annotations
 
 
@@ -16,3 +17,15 @@ class OneInput(NoMacs):
     @property
     def inputs(self) -> list:
         return [self.x]
+
+
+class DepthwiseWork:
+    """A depthwise conv layer: reads its field x, does its ConvGeom's MACs."""
+
+    @property
+    def inputs(self) -> list:
+        return [self.x]
+
+    @property
+    def macs(self) -> int:
+        return self.geom.macs
