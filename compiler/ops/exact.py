@@ -46,12 +46,17 @@ def integers(x: np.ndarray, nbits: int, axis=None) -> tuple:
     if not np.all(np.isfinite(peak)):
         return x, np.zeros(np.shape(peak), np.int64)
     s = np.frexp(peak)[1].astype(np.int64) - nbits  # peak = m * 2**e, 0.5 <= m < 1
-    factor = np.ldexp(np.ones_like(peak), -s)  # 2**-s, exact while it is a normal number
-    if np.all((factor >= np.finfo(x.dtype).tiny) & np.isfinite(factor)):
-        q = x * factor  # a multiply by a power of two: exact, and ~8x faster than ldexp
-    else:  # a tensor of extreme magnitude: scale by ldexp in float64
-        q = np.ldexp(x.astype(np.float64), -s)
+    q = _times_pow2(x, -s)
     return np.rint(q, out=q), s
+
+
+def _times_pow2(x: np.ndarray, e) -> np.ndarray:
+    """x * 2**e, exact: a multiply by the power of two where it is a normal number of x's
+    type (8-30x faster than ldexp), else ldexp in float64 (a tensor of extreme magnitude)."""
+    factor = np.ldexp(np.ones(np.shape(e), x.dtype), e)
+    if np.all((factor >= np.finfo(x.dtype).tiny) & np.isfinite(factor)):
+        return x * factor
+    return np.ldexp(x.astype(np.float64), e)
 
 
 _MEMO: dict = {}
@@ -90,12 +95,8 @@ def constant_integers(w: np.ndarray, nbits: int, axis) -> tuple:
 
 
 def rounded(acc: np.ndarray, scale) -> np.ndarray:
-    """The exact float64 sums acc times 2**scale, rounded once to float32 (a multiply by the
-    power of two where it is a normal float64, exact and ~30x faster than ldexp)."""
-    factor = np.ldexp(1.0, scale)
-    if np.all((factor >= np.finfo(np.float64).tiny) & np.isfinite(factor)):
-        return (acc * factor).astype(np.float32)
-    return np.ldexp(acc, scale).astype(np.float32)
+    """The exact float64 sums acc times 2**scale, rounded once to float32."""
+    return _times_pow2(acc, scale).astype(np.float32)
 
 
 def matmul(a: np.ndarray, b: np.ndarray, b_constant: bool = False) -> np.ndarray:
