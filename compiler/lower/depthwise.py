@@ -51,17 +51,8 @@ class DwSchedule:
 class DepthwiseLayer(DepthwiseWork):
     """A depthwise conv lowered channel by channel onto row-Toeplitz weights."""
 
-    name: str
-    x: str
-    y: str
-    geom: ConvGeom
-    weights: np.ndarray          # (kh, kw, 1, channels), as the conv's HWIO weights
-    epilogue: Epilogue
     schedule: DwSchedule | None = None
-    kind: str = "conv"
     note: str = "row-toeplitz depthwise"
-    useful_macs: int | None = None
-    sub: tuple | None = None
 
     def channels(self) -> list:
         return list(range(self.geom.cout))

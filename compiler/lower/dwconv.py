@@ -53,17 +53,8 @@ class DwItem:
 class DwconvLayer(DepthwiseWork):
     """A depthwise conv on the array's depthwise mode (uses_dwconv), NHWC, one image."""
 
-    name: str
-    x: str
-    y: str
-    geom: ConvGeom
-    weights: np.ndarray          # (kh, kw, 1, channels), as the conv's HWIO weights
-    epilogue: Epilogue
     schedule: DwTileSchedule | None = None
-    kind: str = "conv"
     note: str = "depthwise mode, grouped transfers"
-    useful_macs: int | None = None
-    sub: tuple | None = None
 
     def items(self, cols: int) -> list:
         return work_items(self.geom, cols, self.schedule.rows, self.schedule.group)
