@@ -33,14 +33,18 @@ def check_shape_limits(g: Graph) -> None:
 
 
 def _check_window(g: Graph, n) -> None:
-    """A windowed op: a conv (it has weights), a pool (a kernel attribute), or a global pool
-    (neither; lowered over the whole image, which its own tiling handles)."""
+    """A windowed op: a conv (it has weights), a pool (a kernel attribute), or a global
+    average pool (lowered as one pool whose window is the whole image, so the image must fit
+    the pool_kh/pool_kw registers); the other windowed ops (upsample, depth_to_space) are DMA
+    copies with no such field."""
     from isa.semantics import conv_out_size
     a = n.attrs
     conv = len(n.inputs) > 1
-    if not conv and "kernel" not in a:
+    glob = n.op == "nn.global_avg_pool2d"
+    if not conv and "kernel" not in a and not glob:
         return
     _, c, h, w = nchw(g.type_of(n.inputs[0]), a.get("layout", "NCHW"))
+    kernel = (h, w) if glob else a.get("kernel")
     pads = tuple(a.get("pads", (0, 0, 0, 0)))
     where = f"layer '{n.name}' ({n.op}, input {c}x{h}x{w})"
     mnemonic = "conv" if conv else "vmaxpool"
@@ -71,13 +75,17 @@ def _check_window(g: Graph, n) -> None:
                 f"(at most {reg.range[1]}); needed: {pad}. Pad the input explicitly in the "
                 "model instead")
     if not conv:
-        for dim, k in zip(("kh", "kw"), a["kernel"]):
+        for dim, k in zip(("kh", "kw"), kernel):
             reg = _register(f"pool_{dim}")
             if k > reg.range[1]:
+                what = f"pooling window {kernel[0]}x{kernel[1]}" + (
+                    " (a global pool's window is its whole map)" if glob else "")
+                hint = (f"Give the pool a map at most {reg.range[1]} on a side (a smaller "
+                        "export or --input-shape for an ONNX file, --resolution for a zoo "
+                        "model)" if glob else "Pool in several smaller steps")
                 raise ShapeLimitError(
-                    f"{where}: pooling window {a['kernel'][0]}x{a['kernel'][1]} exceeds the "
-                    f"{reg.name} register (at most {reg.range[1]}); needed: {k}. Pool in "
-                    "several smaller steps")
+                    f"{where}: {what} exceeds the {reg.name} register (at most "
+                    f"{reg.range[1]}); needed: {k}. {hint}")
 
 
 def _kernel(g: Graph, n) -> tuple:

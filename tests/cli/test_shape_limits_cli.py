@@ -102,6 +102,10 @@ def _one_op_onnx(path, node, x_shape, y_shape, inits=()):
                                                            "w"),),
      "layer 'y' (nn.conv2d, input 3x4x4): padding 16 on the top exceeds the conv_pad_top "
      "register (at most 15); needed: 16. Pad the input explicitly in the model instead"),
+    (helper.make_node("GlobalAveragePool", ["x"], ["y"]), (1, 2, 256, 4), (1, 2, 1, 1), (),
+     "layer 'y' (nn.global_avg_pool2d, input 2x256x4): pooling window 256x4 (a global pool's "
+     "window is its whole map) exceeds the pool_kh register (at most 255); needed: 256. Give "
+     "the pool a map at most 255 on a side"),
 ])
 def test_pool_and_padding_limits_are_refused_before_calibrating(tmp_path, no_calibration,
                                                                  node, x, y, inits, message):
@@ -127,3 +131,22 @@ def test_the_pool_width_check_refuses_exactly_what_lowering_refuses(tmp_path, mo
     monkeypatch.setattr(shape_limits, "check_shape_limits", lambda g: None)
     with pytest.raises(CompilerError, match="no tiling of pool 2x1024x3"):
         flow.compile(wide, "npu-edge")
+
+
+def test_the_global_pool_check_refuses_exactly_what_lowering_refuses(tmp_path, monkeypatch):
+    """A 2048x1000 MobileNetV2-like input reached the global pool's 512x250 map only after
+    82 s and 3.2 GB of calibration; the shape check now refuses it. At the register's edge:
+    255 rows compile; 256 are refused by the check, and by lowering without it."""
+    from compiler import shape_limits
+    from compiler.errors import CompilerError
+    from npusim import flow
+    monkeypatch.setenv("NPUSIM_CACHE_DIR", "off")
+    gap = helper.make_node("GlobalAveragePool", ["x"], ["y"])
+    flow.compile(_one_op_onnx(tmp_path / "g255.onnx", gap, (1, 2, 255, 3), (1, 2, 1, 1)),
+                 "npu-edge")
+    tall = _one_op_onnx(tmp_path / "g256.onnx", gap, (1, 2, 256, 3), (1, 2, 1, 1))
+    with pytest.raises(shape_limits.ShapeLimitError, match="needed: 256"):
+        flow.compile(tall, "npu-edge")
+    monkeypatch.setattr(shape_limits, "check_shape_limits", lambda g: None)
+    with pytest.raises(CompilerError, match="pool window 256x3"):
+        flow.compile(tall, "npu-edge")
