@@ -217,7 +217,9 @@ def split_host_softmax(g: Graph) -> dict:
         node = producers.get(out)
         host = get_hook(node.op, "host_step") if node is not None else None
         step = host(node) if host is not None else None
-        if step is not None and step[0] == "softmax":  # layout changes stay on the NPU
+        # layout changes stay on the NPU; so does a softmax of a graph input (the NPU would
+        # have nothing to compute, its output the input itself)
+        if step is not None and step[0] == "softmax" and node.inputs[0] not in g.inputs:
             g.outputs[i] = node.inputs[0]
             post[node.inputs[0]] = (out, (step,))
     g.prune()

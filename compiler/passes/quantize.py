@@ -90,7 +90,8 @@ def _host_boundaries(f: Graph) -> tuple:
     for v in f.outputs:
         post, cur = [], v
         while cur in producers and _host_step(producers[cur]) is not None and \
-                len(users.get(producers[cur].inputs[0], [])) == 1:
+                len(users.get(producers[cur].inputs[0], [])) == 1 and \
+                producers[cur].inputs[0] not in f.inputs:  # else the NPU would compute nothing
             n = producers[cur]
             post.insert(0, _host_step(n))
             skip.add(cur)

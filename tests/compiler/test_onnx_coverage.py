@@ -213,3 +213,21 @@ def test_constant_arithmetic_after_a_pool_runs_on_the_npu(tmp_path):
     assert [n.op for n in compiled.module.graph.nodes].count("qnn.conv2d") == 1  # all three
     v = flow.verify(compiled, flow.simulate(compiled))
     assert v.bit_exact and v.snr_db > 30, v
+
+
+@pytest.mark.parametrize("axis", [1, -1])
+def test_a_softmax_of_the_input_itself_runs_on_the_npu(tmp_path, axis):
+    """A graph's last softmax runs on the host, unless it reads a graph input: the NPU would
+    then compute nothing (its output tensor was the input's, refused as a name clash)."""
+    from npusim import flow
+    x = helper.make_tensor_value_info("0", TensorProto.FLOAT, [3, 4, 5])
+    y = helper.make_tensor_value_info("1", TensorProto.FLOAT, [3, 4, 5])
+    m = helper.make_model(helper.make_graph([N("Softmax", ["0"], ["1"], axis=axis)], "s", [x],
+                                            [y]), opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    path = tmp_path / "softmax.onnx"
+    onnx.save(m, str(path))
+    compiled = flow.compile(str(path), "npu-edge")
+    assert not any(e.post for e in compiled.artifact.outputs)
+    v = flow.verify(compiled, flow.simulate(compiled))
+    assert v.bit_exact and v.reference == "onnxruntime on softmax.onnx" and v.snr_db > 30, v
