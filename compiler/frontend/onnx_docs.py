@@ -49,8 +49,8 @@ broadcast Mul, SiLU, ReLU6 Clip, LeakyRelu, PRelu) and a U-Net/FPN decoder (near
 bilinear Resize, ConvTranspose, skip concatenations, Squeeze/Unsqueeze): each compiles,
 simulates bit-exact on npu-edge and agrees with onnxruntime (SNR > 30 dB). ONNX's own
 node tests and its PyTorch-exported module and operator tests
-(tests/compiler/test_onnx_backend.py, fp16 Target): {passing} cases pass; every exclusion
-there names its reason. The real model-zoo architectures onnx ships as test data
+(tests/compiler/test_onnx_backend.py, fp16 Target): {passing} cases pass (onnx
+{onnx_version}); every exclusion there names its reason. The real model-zoo architectures onnx ships as test data
 (onnx/backend/test/data/light: AlexNet, DenseNet-121, Inception v1 and v2, ResNet-50,
 ShuffleNet, SqueezeNet, VGG-19, ZFNet-512, at 224x224 with generated weights) import,
 compile, simulate and verify bit-exact on npu-edge (tests/compiler/test_onnx_light.py:
@@ -73,7 +73,9 @@ activation; 1-D and 3-D convolutions and pools.
 |---|---|---|---|
 """
 
-NODE_TESTS_PASSING = 200
+# the cases test_onnx_backend.py runs (and so passes) with this onnx; its
+# test_docs_count_the_cases_that_run checks the number against that onnx
+NODE_TESTS_PASSING, NODE_TESTS_ONNX = 213, "1.23"
 
 
 def _versions(op: str) -> str:
@@ -93,7 +95,8 @@ def render() -> str:
     rows = [f"| {op} | {_versions(op)} | {label[runs]} | {note} |"
             for op, (runs, note) in handler_info().items()]
     legend = "\n".join(f"- {label[k]}: {v}" for k, v in RUNS.items())
-    return (HEADER.format(passing=NODE_TESTS_PASSING, max_opset=MAX_OPSET) + "\n".join(rows)
+    return (HEADER.format(passing=NODE_TESTS_PASSING, onnx_version=NODE_TESTS_ONNX,
+                          max_opset=MAX_OPSET) + "\n".join(rows)
             + "\n\nWhere they run:\n\n" + legend + "\n")
 
 
