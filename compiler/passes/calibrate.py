@@ -48,7 +48,9 @@ def calibration_samples(graph: Graph, ctx) -> list:
             s = {graph.inputs[0]: s["*"]}
         missing = [v for v in graph.inputs if v not in s]
         if missing:
-            raise PassError(f"calibration sample {i} lacks input(s) {', '.join(missing)}")
+            raise PassError(f"calibration sample {i} lacks input(s) {', '.join(missing)} (it "
+                            f"has {', '.join(map(str, s)) or 'nothing'}): name each array "
+                            "after the model input it feeds")
         out += _unstack(graph, s, i)
     return out
 

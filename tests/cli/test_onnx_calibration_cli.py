@@ -46,6 +46,12 @@ def test_calibration_data_of_the_wrong_shape_is_a_one_line_error(capsys, tmp_pat
                        tmp_path / "cal.npz")
     assert code == 2 and "calibration sample 0: input 'x' is (1, 3, 16, 16), the data has " \
         "shape (2, 3, 8, 8)" in one_line_error(err)
+    np.savez(tmp_path / "named.npz", image=np.zeros((1, 3, 16, 16), np.float32))
+    code, _, err = run(capsys, "run", path, "-t", "npu-tiny", "--calibration",
+                       tmp_path / "named.npz")
+    assert code == 2 and one_line_error(err) == (
+        "npusim: error: calibration sample 0 lacks input(s) x (it has image): name each array "
+        "after the model input it feeds\n")
     code, _, err = run(capsys, "run", path, "-t", "npu-tiny", "--calibration",
                        tmp_path / "missing.npz")
     assert code == 2 and "--calibration" in one_line_error(err)
