@@ -3,6 +3,8 @@ them (ONNX model zoo, PyTorch, TensorFlow): the fixtures of test_onnx_families.p
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
@@ -219,6 +221,68 @@ def unet_fpn(opset: int = 13):
     return n.model((1, 3, 16, 16), n.node("Sigmoid", [y]), opset)
 
 
+def tf2onnx_mobilenet(opset: int = 13):
+    """A Keras MobileNetV2 block as tf2onnx writes it: an NHWC input transposed to NCHW, ReLU6
+    as Clip with min/max inputs, a depthwise conv, a residual Add, ReduceMean with keepdims=0
+    for the global pool, MatMul + Add instead of Gemm, Softmax over axis -1."""
+    n = Net(8, opset)
+    relu6 = (n.const(np.array(0, np.float32), "lo"), n.const(np.array(6, np.float32), "hi"))
+    x = n.node("Transpose", ["x"], perm=[0, 3, 1, 2])
+    x = n.node("Clip", [n.conv(x, 3, 16, 3, stride=2), *relu6])
+    h = n.node("Clip", [n.conv(x, 16, 16, 3, group=16), *relu6])
+    x = n.node("Add", [x, n.conv(h, 16, 16, 1)])
+    x = n.node("ReduceMean", [x], axes=[2, 3], keepdims=0)
+    x = n.node("MatMul", [x, n.const((n.r.standard_normal((16, 10)) / 4).astype(np.float32))])
+    x = n.node("Add", [x, n.const(n.r.uniform(-.1, .1, 10).astype(np.float32))])
+    return n.model((1, 32, 32, 3), n.node("Softmax", [x], axis=-1), opset, y_shape=[1, 10])
+
+
+def opset_forms(opset: int):
+    """The forms that moved between opsets, each written as a model of `opset` writes it:
+    Clip min/max (attributes before 11, inputs from 11), Pad pads (attribute before 11),
+    Split sizes (attribute before 13, input from 13, num_outputs from 18), Upsample (7: scales
+    attribute, 9: input) or Resize (10: scales, 11+: roi, scales), ReduceMean axes (input
+    from 18), Squeeze axes (input from 13); a Sub of a constant and a Gemm with alpha/beta."""
+    n = Net(9, opset)
+    f32 = np.float32
+    x = n.node("Relu", [n.bn(n.conv("x", 3, 8, 3, bias=False), 8)])
+    x = n.node("Clip", [x], min=0.0, max=6.0) if opset < 11 else \
+        n.node("Clip", [x, n.const(np.array(0, f32)), n.const(np.array(6, f32))])
+    pads = [0, 0, 1, 1, 0, 0, 1, 1]
+    x = n.node("Pad", [x], pads=pads) if opset < 11 else \
+        n.node("Pad", [x, n.const(np.array(pads, np.int64), "pads")])
+    x = n.conv(x, 8, 8, 3, pad=0)
+    if opset < 13:
+        a, b = n.node("Split", [x], n_out=2, axis=1, split=[4, 4])
+    elif opset < 18:
+        a, b = n.node("Split", [x, n.const(np.array([4, 4], np.int64), "split")], n_out=2,
+                      axis=1)
+    else:
+        a, b = n.node("Split", [x], n_out=2, axis=1, num_outputs=2)
+    x = n.node("Concat", [b, a], axis=1)
+    scales = n.const(np.array([1, 1, 2, 2], f32), "sc")
+    if opset < 9:
+        x = n.node("Upsample", [x], scales=[1.0, 1.0, 2.0, 2.0], mode="nearest")
+    elif opset < 10:
+        x = n.node("Upsample", [x, scales], mode="nearest")
+    elif opset < 11:
+        x = n.node("Resize", [x, scales], mode="nearest")
+    else:
+        x = n.node("Resize", [x, n.const(np.zeros(0, f32), "roi"), scales], mode="nearest")
+    x = n.node("Sub", [n.node("MaxPool", [x], kernel_shape=[2, 2], strides=[2, 2]),
+                       n.const(np.linspace(-.2, .2, 8, dtype=f32).reshape(8, 1, 1))])
+    s = n.node("ReduceMean", [x], axes=[2, 3], keepdims=1) if opset < 18 else \
+        n.node("ReduceMean", [x, n.const(np.array([2, 3], np.int64), "axes")], keepdims=1)
+    x = n.node("Mul", [x, n.node("Sigmoid", [n.conv(s, 8, 8, 1)])])
+    x = n.node("GlobalAveragePool", [x])
+    x = n.node("Squeeze", [x], axes=[2, 3]) if opset < 13 else \
+        n.node("Squeeze", [x, n.const(np.array([2, 3], np.int64), "axes")])
+    x = n.gemm(x, 8, 10, alpha=0.5, beta=2.0)
+    return n.model((1, 3, 16, 16), n.node("Softmax", [x], axis=1), opset, y_shape=[1, 10])
+
+
 FAMILIES = {"resnet50_v1_zoo": resnet_v1, "squeezenet_fire": squeezenet,
             "vgg_alexnet_lrn": vgg_alexnet, "inception_densenet": inception_densenet,
-            "shufflenet": shufflenet, "mobilenet_v3_se": mobilenet_v3, "unet_fpn": unet_fpn}
+            "shufflenet": shufflenet, "mobilenet_v3_se": mobilenet_v3, "unet_fpn": unet_fpn,
+            "tf2onnx_mobilenet_v2": tf2onnx_mobilenet,
+            **{f"opset{v}_forms": partial(opset_forms, v) for v in (7, 9, 10, 11, 13, 18, 21)}}
