@@ -234,8 +234,14 @@ def import_onnx(model, input_shapes: dict | None = None, name: str | None = None
         if onnx_fold.fold(im, node):
             continue
         if node.domain not in ("", "ai.onnx"):
-            im.fail(f"domain '{node.domain}' is not supported; supported ops (default "
-                    f"domain): {', '.join(supported_ops())}")
+            version = next((o.version for o in model.opset_import
+                            if o.domain == node.domain), "?")
+            raise FrontendError(
+                f"ONNX node '{node.name or node.output[0]}' (#{i}): op '{node.op_type}' of "
+                f"domain '{node.domain}' (opset {version}) is not supported; it would not run "
+                "on the host either (the host runs only softmax and layout changes, at a "
+                "graph's outputs); supported: the default domain's "
+                f"{', '.join(supported_ops())}")
         fn = _HANDLERS.get(node.op_type)
         if fn is None and node.op_type in _FOLDED:
             im.fail("it is folded to a constant only when its inputs are known at import "

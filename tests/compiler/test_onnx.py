@@ -119,6 +119,18 @@ def test_unsupported_op_names_node_op_opset_and_supported_list():
             "Squeeze", "Unsqueeze", "ReduceMean", "Conv", "Gemm"} <= set(supported_ops())
 
 
+
+def test_an_op_of_another_domain_names_its_domain_and_that_domains_opset():
+    """onnxruntime's own logreg_iris.onnx imports only ai.onnx.ml: the message said 'opset 0'
+    (the default domain's, absent) and nothing of the host."""
+    m = model([helper.make_node("Normalizer", ["x"], ["y"], name="norm", domain="ai.onnx.ml")],
+              (1, 4))
+    m.opset_import.append(helper.make_opsetid("ai.onnx.ml", 3))
+    with pytest.raises(FrontendError, match=r"^ONNX node 'norm' \(#0\): op 'Normalizer' of "
+                       r"domain 'ai.onnx.ml' \(opset 3\) is not supported; it would not run on "
+                       r"the host either .*; supported: the default domain's Add, "):
+        import_onnx(m)
+
 @pytest.mark.parametrize("content,needle", [
     (b"not a model", r"not a valid ONNX protobuf \(Error parsing message"),
     (b"", "it has no graph outputs"),
