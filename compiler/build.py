@@ -92,8 +92,11 @@ def build_quantized(model, calib_inputs=None, *, num_calib: int = 8, seed: int =
     def compute() -> QuantizedModule:
         graph = load_model(model, deferred=True, **model_kwargs)
         if target is not None:  # for the NPU: refuse from shapes what no tiling fits, first
-            from .shape_limits import check_shape_limits
+            from .shape_limits import check_dram_fit, check_shape_limits
             check_shape_limits(graph)
+            capacity = getattr(target.derived, "dram_bytes", None)
+            if capacity is not None:
+                check_dram_fit(graph, capacity)
         ctx = PassContext(calib_inputs=calib_inputs, num_calib=num_calib, seed=seed)
         q = pm.run(graph, ctx)
         if "host" not in q.meta:

@@ -1,6 +1,7 @@
 """The ISA's instruction-field limits a model's shapes must fit on the NPU, checked from the
 float graph's shapes alone, before calibration spends its minutes and gigabytes on a model
-that no tiling can run (lowering would refuse it, after all that, for the same field)."""
+that no tiling can run (lowering would refuse it, after all that, for the same field); and a
+lower bound of the DRAM an int8 model needs (check_dram_fit), against the Target's."""
 
 from __future__ import annotations
 
@@ -92,3 +93,36 @@ def _kernel(g: Graph, n) -> tuple:
     from .ops.nn import kernel_dims
     kh, kw, _, _ = kernel_dims(g.type_of(n.inputs[1]), n.attrs.get("kernel_layout", "OIHW"))
     return kh, kw
+
+
+def check_dram_fit(g: Graph, capacity: int) -> None:
+    """Refuse an int8 model whose DRAM image cannot fit `capacity` bytes, from shapes alone
+    (dram_lower_bound), before calibrating it (ResNet-18 at 1000x1000 on npu-tiny: 104 s and
+    1.5 GB, then the memory image refused it)."""
+    w_bytes, a_bytes = dram_lower_bound(g)
+    if w_bytes + a_bytes > capacity:
+        raise ShapeLimitError(
+            f"the model needs at least {w_bytes + a_bytes:,} bytes of DRAM ({w_bytes:,} of "
+            f"int8 conv/dense weights, {a_bytes:,} of its inputs or outputs), more than the "
+            f"Target's {capacity:,}; use a Target with larger dram-mb (or a smaller input)")
+
+
+def dram_lower_bound(g: Graph) -> tuple:
+    """(weight bytes, activation bytes) an int8 build of `g` holds in DRAM at least: its conv
+    and dense weights, one byte each (packed after the activations; biases and tables not
+    counted), and the larger of its float inputs' and its outputs' bytes (they live in the
+    activation arena). What it refuses, the memory image would refuse too."""
+    weights = {n.inputs[1] for n in g.nodes if n.op in ("nn.conv2d", "nn.dense")
+               and len(n.inputs) > 1 and n.inputs[1] in g.constants
+               and n.inputs[0] not in g.constants}
+    ends = ([v for v in g.inputs if g.type_of(v).dtype.startswith("float")],
+            [v for v in g.outputs if v not in g.constants])
+    return (sum(_elems(g, w) for w in weights),
+            max(sum(_elems(g, v) for v in vs) for vs in ends))
+
+
+def _elems(g: Graph, v: str) -> int:
+    n = 1
+    for d in g.type_of(v).shape:
+        n *= int(d)
+    return n

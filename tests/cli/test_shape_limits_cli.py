@@ -150,3 +150,29 @@ def test_the_global_pool_check_refuses_exactly_what_lowering_refuses(tmp_path, m
     monkeypatch.setattr(shape_limits, "check_shape_limits", lambda g: None)
     with pytest.raises(CompilerError, match="pool window 256x3"):
         flow.compile(tall, "npu-edge")
+
+
+def test_a_model_whose_weights_cannot_fit_the_dram_is_refused_before_calibrating(
+        capsys, no_calibration):
+    """ResNet-18 at 1000x1000 on npu-tiny (1 MiB of DRAM) took 104 s and 1.5 GB of
+    calibration before the memory image refused it; its 11.7 MB of weights say so at once."""
+    code, _, err = run(capsys, "run", "resnet18", "--resolution", "1000", "-t", "npu-tiny",
+                       "--timing-only")
+    assert code == 2 and one_line_error(err) == (
+        "npusim: error: the model needs at least 14,678,912 bytes of DRAM (11,678,912 of int8 "
+        "conv/dense weights, 3,000,000 of its inputs or outputs), more than the Target's "
+        "1,048,576; use a Target with larger dram-mb (or a smaller input)\n")
+
+
+@pytest.mark.parametrize("model", ["small_cnn", "mobilenetv2"])
+def test_the_dram_bound_is_below_what_the_compiled_image_holds(model, monkeypatch):
+    """The bound never refuses what fits: the compiled image (activations + constants) of a
+    model is at least the bound computed from its float graph."""
+    from compiler.build import load_model
+    from compiler.shape_limits import dram_lower_bound
+    from npusim import flow
+    monkeypatch.setenv("NPUSIM_CACHE_DIR", "off")
+    kw = {"resolution": 32} if model == "mobilenetv2" else {}
+    w, a = dram_lower_bound(load_model(model, **kw))
+    meta = flow.compile(model, "npu-edge", **kw).artifact.meta
+    assert 0 < w + a <= meta["activation_bytes"] + meta["constant_bytes"], (w, a, meta)
