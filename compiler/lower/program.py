@@ -16,6 +16,7 @@ import numpy as np
 from ..errors import CompilerError, did_you_mean
 from ..ir.graph import Graph, Node
 from ..ops import get_hook, get_op, has_trait, import_package, list_ops
+from ..ops.activation import TABLE_OPS
 from .cost import Hw
 from .epilogue import Epilogue
 
@@ -181,6 +182,11 @@ class _Lowerer:
             return
         self.add_tensor(n.output)
         lowering = get_hook(n.op, "lower")
+        if lowering is None and self.fp16 and n.op in TABLE_OPS:
+            raise CompilerError(  # LRN's power, AveragePool's count table, Gelu
+                f"node '{n.name}': op '{n.op}' runs on the NPU as an int8 table (vlut), and "
+                "fp16 Targets have no table instruction nor a float program for it; compile "
+                "for an int8 Target (-dtype=int8)")
         if lowering is None:
             supported = [op for op in list_ops()
                          if get_hook(op, "lower") is not None or has_trait(op, "alias")]

@@ -231,3 +231,18 @@ def test_a_softmax_of_the_input_itself_runs_on_the_npu(tmp_path, axis):
     assert not any(e.post for e in compiled.artifact.outputs)
     v = flow.verify(compiled, flow.simulate(compiled))
     assert v.bit_exact and v.reference == "onnxruntime on softmax.onnx" and v.snr_db > 30, v
+
+
+@pytest.mark.parametrize("node", [
+    N("LRN", ["x"], ["y"], size=3),
+    N("AveragePool", ["x"], ["y"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),  # count table
+])
+def test_int8_table_ops_on_fp16_say_to_use_int8(node):
+    """They said "op 'power' has no NPU lowering; known: ..." (Inception's LRN and pools on
+    an fp16 Target)."""
+    from compiler.backends import build
+    from compiler.errors import CompilerError
+    m = model([node], (1, 4, 8, 8))
+    with pytest.raises(CompilerError, match=r"runs on the NPU as an int8 table \(vlut\), and "
+                                            r"fp16 Targets have no table instruction.*-dtype=int8"):
+        build(m, "npu-edge -dtype=fp16")
