@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .errors import CompilerError
 from .ir.graph import Graph
-from .ops import has_trait
+from .ops import get_hook, has_trait
 from .ops.common import nchw
 
 class ShapeLimitError(CompilerError):
@@ -35,16 +35,17 @@ def check_shape_limits(g: Graph) -> None:
 
 def _check_window(g: Graph, n) -> None:
     """A windowed op: a conv (it has weights), a pool (a kernel attribute), or a global
-    average pool (lowered as one pool whose window is the whole image, so the image must fit
-    the pool_kh/pool_kw registers); the other windowed ops (upsample, depth_to_space) are DMA
-    copies with no such field."""
+    pool (neither, and a 1x1 output: lowered as one pool whose window is the whole image, so
+    the image must fit the pool_kh/pool_kw registers); the other windowed ops (upsample,
+    depth_to_space) are DMA copies with no such field."""
     from isa.semantics import conv_out_size
     a = n.attrs
     conv = len(n.inputs) > 1
-    glob = n.op == "nn.global_avg_pool2d"
+    layout = a.get("layout", "NCHW")
+    _, c, h, w = nchw(g.type_of(n.inputs[0]), layout)
+    glob = not conv and "kernel" not in a and nchw(g.type_of(n.output), layout)[2:] == (1, 1)
     if not conv and "kernel" not in a and not glob:
         return
-    _, c, h, w = nchw(g.type_of(n.inputs[0]), a.get("layout", "NCHW"))
     kernel = (h, w) if glob else a.get("kernel")
     pads = tuple(a.get("pads", (0, 0, 0, 0)))
     where = f"layer '{n.name}' ({n.op}, input {c}x{h}x{w})"
@@ -112,9 +113,9 @@ def dram_lower_bound(g: Graph) -> tuple:
     and dense weights, one byte each (packed after the activations; biases and tables not
     counted), and the larger of its float inputs' and its outputs' bytes (they live in the
     activation arena). What it refuses, the memory image would refuse too."""
-    weights = {n.inputs[1] for n in g.nodes if n.op in ("nn.conv2d", "nn.dense")
+    weights = {n.inputs[1] for n in g.nodes if get_hook(n.op, "fused_as") is not None
                and len(n.inputs) > 1 and n.inputs[1] in g.constants
-               and n.inputs[0] not in g.constants}
+               and n.inputs[0] not in g.constants}  # the linear ops: conv2d, dense
     ends = ([v for v in g.inputs if g.type_of(v).dtype.startswith("float")],
             [v for v in g.outputs if v not in g.constants])
     return (sum(_elems(g, w) for w in weights),
