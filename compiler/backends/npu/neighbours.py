@@ -28,6 +28,31 @@ def neighbours(target) -> list:
     return out
 
 
+def verdict_key(model, target, evaluate, **options) -> str | None:
+    """The compile cache's name for fastest()'s choice on (model, target, options) under
+    `evaluate`, or None when it cannot be remembered: an evaluator without a `fingerprint()`
+    (its identity: for npusim.flow's timing run, the simulator's code and the cycle rules in
+    force), or a model the cache cannot fingerprint (compiler.cache.key)."""
+    from ...cache import cache_dir, key
+    fingerprint = getattr(evaluate, "fingerprint", None)
+    if fingerprint is None or cache_dir() is None:
+        return None
+    return key("neighbours", model, target=target_name(target), evaluator=fingerprint(),
+               **options)
+
+
+def known_choice(entry, target):
+    """A remembered choice as (knob, neighbour Target), (None, None) for the target's own
+    program, or None when `entry` is missing or names no neighbour of `target` (stale or
+    foreign: chosen again)."""
+    if entry == "own":
+        return None, None
+    for knob, other in neighbours(target):
+        if isinstance(entry, str) and target_name(other) == entry:
+            return knob, other
+    return None
+
+
 def fastest(own, build_for, evaluate, target):
     """`own` (a CompiledModel) or the program a neighbour's Hw makes (build_for(Target) ->
     CompiledModel), whichever `evaluate(artifact) -> cycles` (the caller's timing run on
