@@ -228,12 +228,19 @@ def _fold_slices(cin: int, rows: int, grouped: bool) -> list:
                   reverse=True)
 
 
+PRUNED = "pruned"  # estimate()'s answer when its lower bound already exceeds `bound`
+
+
 def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: str,
-             costs: dict | None = None, table_channels: int | None = None):
+             costs: dict | None = None, table_channels: int | None = None,
+             bound: float | None = None):
     """The schedule for these tile sizes with the most slots that fit, and its estimated
     cycles; None when it does not fit the Target's buffers or instruction fields. `costs`:
     a dict shared by the calls of one choice, keeping the cycles that do not depend on the
-    order (matrix work, epilogue, one DMA of each tile) by the tile sizes they depend on."""
+    order (matrix work, epilogue, one DMA of each tile) by the tile sizes they depend on.
+    `bound`: PRUNED instead when the cycles cannot be below it (a lower bound the same in
+    every loop order: the matrix work with its syncs, or the epilogue's, plus the first
+    tile's latency), before the DMA streams are costed."""
     g, eb = geom, hw.act_bytes
     # the epilogue table holds every channel of the layer, also when `geom` is one core's share
     table = epi.table_words(g.cout if table_channels is None else table_channels)
@@ -313,6 +320,11 @@ def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: s
                  for c in set(slices)}  # all slices but the last are alike
     matrix = n_j * sum(per_slice[c] for c in slices)
     vector = n_s * n_j * epi_cycles
+    instrs = n_s * n_j * n_q
+    start = in_dma + w_dma + epi_cycles + acc_dma
+    # the total below is at least this (dma, exposed and serial only add)
+    if bound is not None and max(matrix + SYNC_CYCLES * instrs, vector) + start > bound:
+        return PRUNED
     out_bytes = g.n * g.oh * g.ow * g.cout * eb
     nbytes = (in_loads * in_tile + w_loads * w_tile) * eb + out_bytes * \
         (2 if epi.residual else 1) + table * 4
@@ -322,7 +334,6 @@ def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: s
                           "out": (n_s * n_j, out_bytes), "res": (n_s * n_j if res_bytes else 0,
                                                                  res_bytes)},
                          hw.num_cores)
-    start = in_dma + w_dma + epi_cycles + acc_dma
     serial = 0
     if in_slots == 1 and in_loads > 1:
         serial += in_loads * in_dma
@@ -332,7 +343,6 @@ def estimate(geom: ConvGeom, epi: Epilogue, hw: Hw, rows: int, cq: int, order: s
         serial += vector
     if out_slots == 1 and n_s * n_j > 1:
         serial += n_s * n_j * acc_dma
-    instrs = n_s * n_j * n_q
     # sjq with the input slices kept for the other blocks: the first block's convs wait for
     # every slice of a row tile as it arrives (sqj runs all blocks on each slice instead)
     exposed = 0
@@ -378,10 +388,11 @@ def _frozen(v):
 
 def _choose(geom: ConvGeom, epi: Epilogue, hw: Hw, name: str,
             table_channels: int | None = None, prune: bool = True) -> ConvSchedule:
-    """pick() of every feasible estimate; `prune`: the loop orders of a tile size whose
-    matrix cycles (the same in every order, and under each order's total) already exceed
-    the cheapest so far by more than TOLERANCE are not estimated: pick() would never keep
-    them, so the choice is the same (tests/compiler/test_lower_tiling.py holds it)."""
+    """pick() of every feasible estimate; `prune`: a tile size whose lower bound (the same
+    in every loop order, and under each order's total: estimate's `bound`), or whose matrix
+    cycles, already exceed the cheapest so far by more than TOLERANCE is not estimated
+    further: pick() would never keep it, so the choice is the same
+    (tests/compiler/test_lower_tiling.py holds it)."""
     cands, costs = [], {}
     best = None               # the cheapest estimate so far
     grouped = geom.groups > 1
@@ -393,7 +404,10 @@ def _choose(geom: ConvGeom, epi: Epilogue, hw: Hw, name: str,
     for rows in _row_options(geom.oh, geom.ow, hw.m_fold):
         for cq in slices:
             for order in (("sjq",) if grouped else ORDERS):
-                s = estimate(geom, epi, hw, rows, cq, order, costs, table_channels)
+                s = estimate(geom, epi, hw, rows, cq, order, costs, table_channels,
+                             best * (1 + TOLERANCE) if prune and best is not None else None)
+                if s is PRUNED:
+                    break  # every order of this tile size costs more than pick() keeps
                 if s is not None:
                     cands.append(s)
                     if best is None or s.est["cycles"] < best:

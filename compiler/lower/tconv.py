@@ -239,10 +239,8 @@ def live_passes(w: np.ndarray, rows: int) -> list:
 def live_columns(w: np.ndarray, rows: int, live: list | None = None) -> list:
     """(None, dx, c0, c1) of every (kernel column, channel block) with a live pass at any dy;
     `live`: live_passes(w, rows) when the caller has it already."""
-    seen = []
-    for _, dx, c0, c1 in (live_passes(w, rows) if live is None else live):
-        if (None, dx, c0, c1) not in seen:
-            seen.append((None, dx, c0, c1))
+    seen = {(None, dx, c0, c1) for _, dx, c0, c1 in
+            (live_passes(w, rows) if live is None else live)}  # (dx, c0) names one
     return sorted(seen, key=lambda p: (p[1], p[2]))
 
 

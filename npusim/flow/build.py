@@ -57,11 +57,37 @@ def compile(model: Any, target: Any = None, *, resolution: int | None = None,  #
 
 
 def _timed_on(target):
-    """artifact -> its cycles on `target`, timing-only (the compiler may not simulate)."""
+    """artifact -> its cycles on `target`, timing-only (the compiler may not simulate). Its
+    `fingerprint()` lets the compile cache remember the choice it makes among neighbour
+    programs (compiler.backends.npu.neighbours.verdict_key)."""
     def cycles(artifact) -> int:
         from npusim.flow.sim import execute
         return execute(artifact, None, target, timing_only=True)[0].cycles
+    cycles.fingerprint = simulator_fingerprint
     return cycles
+
+
+_SOURCES: list = []  # the digest of npusim's sources, computed once per process
+
+
+def simulator_fingerprint() -> str:
+    """What a timing run's cycles depend on besides the program and the Target (the ISA
+    spec and rules' code are in the compile cache's own code fingerprint): npusim's sources,
+    and which function each cycle rule is now (a test's isa.timing.override is another
+    simulator)."""
+    import hashlib
+
+    from isa import timing
+    if not _SOURCES:
+        h = hashlib.sha256()
+        root = Path(__file__).resolve().parent.parent
+        for path in sorted(root.rglob("*.py")):
+            if "__pycache__" not in path.parts:
+                h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+        _SOURCES.append(h.hexdigest())
+    rules = sorted((name, getattr(fn, "__module__", ""), getattr(fn, "__qualname__", repr(fn)))
+                   for name, fn in timing.RULES.items())
+    return hashlib.sha256(repr((_SOURCES[0], rules)).encode()).hexdigest()
 
 
 def _is_artifact_dir(model) -> bool:

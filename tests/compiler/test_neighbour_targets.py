@@ -83,3 +83,53 @@ def test_more_dma_engines_are_never_slower_on_mobilenetv2():
     from isa.target import Target
     two, four = (q.cycles("mobilenetv2", Target("npu-edge", dma_engines=e)) for e in (2, 4))
     assert four <= two * 1.005, f"4 engines {four:,} cycles, 2 engines {two:,}"
+
+
+def test_the_choice_is_remembered_and_only_its_program_built_again(tmp_path, monkeypatch):
+    """With the compile cache on, a second compile of the same model for the same Target
+    builds only the program the first one kept (no neighbour builds, no timing runs): the
+    same bytes, the same chosen_from. An evaluator without a fingerprint is not remembered."""
+    monkeypatch.setenv("NPUSIM_CACHE_DIR", str(tmp_path))
+    from compiler.backends.npu import build as npu_build
+    from isa.checks import target_name
+    from isa.target import Target
+    from npusim.flow.build import _timed_on
+    slow = Target("npu-edge", dram_bw=1)  # small_cnn: a neighbour's program is faster here
+    timed, timings, builds = _timed_on(slow), [], []
+
+    def evaluate(art):
+        timings.append(art)
+        return timed(art)
+    evaluate.fingerprint = timed.fingerprint
+    real = npu_build._build
+    monkeypatch.setattr(npu_build, "_build", lambda *a: builds.append(a[8]) or real(*a))
+    first = npu_build.build_npu("small_cnn", slow, evaluate=evaluate)
+    searched, built = len(timings), len(builds)
+    assert first.chosen_from is not None and searched > 2 and built > 2
+    again = npu_build.build_npu("small_cnn", slow, evaluate=evaluate)
+    assert len(timings) == searched and len(builds) == built + 1
+    assert again.chosen_from == first.chosen_from
+    assert first.chosen_from.endswith(f"neighbour {target_name(builds[-1])}")
+    assert again.artifact.program.to_bytes() == first.artifact.program.to_bytes()
+    assert bytes(again.artifact.constants) == bytes(first.artifact.constants)
+    del evaluate.fingerprint
+    npu_build.build_npu("small_cnn", slow, evaluate=evaluate)
+    assert len(timings) > searched
+
+
+def test_a_remembered_choice_is_only_trusted_for_a_neighbour_and_the_same_simulator():
+    """A cache entry naming no neighbour of the Target is chosen again; a cycle rule
+    replaced (isa.timing.override) is another simulator, so another cache entry."""
+    from compiler.backends.npu import neighbours as nb
+    from isa import timing
+    from isa.target import Target
+    from npusim.flow.build import simulator_fingerprint
+    edge = Target("npu-edge")
+    assert nb.known_choice("own", edge) == (None, None)
+    assert nb.known_choice(None, edge) is None and nb.known_choice("npu-tiny", edge) is None
+    knob, other = nb.known_choice("npu-edge -ibuf-kb=64", edge)
+    assert knob == "ibuf-kb" and other.ibuf_kb == edge.ibuf_kb // 2
+    before = simulator_fingerprint()
+    with timing.override("dispatch", lambda hw, **_: 2):
+        assert simulator_fingerprint() != before
+    assert simulator_fingerprint() == before

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from isa.checks import target_name
 from isa.target import Target
 
 from ...artifact import Artifact, TensorEntry
@@ -22,16 +23,40 @@ def build_npu(model, target, *, calib_inputs=None, num_calib=8, seed=0, sync="au
     evaluate: callable(artifact) -> cycles on `target` (npusim.flow passes a timing-only
     run; the compiler cannot simulate): the program kept is the fastest of the target's own
     and those its neighbouring Targets' Hw make (neighbours.fastest), so no neighbour's
-    program is faster on it. None: the cost model's program."""
-    own = _build(model, target, calib_inputs, num_calib, seed, sync, rewrites, progress,
-                 tile_for, model_kwargs)
+    program is faster on it. None: the cost model's program. The choice is remembered in the
+    compile cache (neighbours.verdict_key) when `evaluate` names itself (its `fingerprint`),
+    so compiling the same model for the same Target again builds only the program kept."""
     if evaluate is None or tile_for is not None:
-        return own
-    from .neighbours import fastest
+        return _build(model, target, calib_inputs, num_calib, seed, sync, rewrites, progress,
+                      tile_for, model_kwargs)
+    from ...cache import load, store
+    from .neighbours import fastest, known_choice, verdict_key
+    target = Target.create(target)
+    key = verdict_key(model, target, evaluate, calib_inputs=calib_inputs,
+                      num_calib=num_calib, seed=seed, sync=sync, rewrites=rewrites,
+                      model_kwargs=model_kwargs)
+    known = known_choice(load(key), target) if key is not None else None
+    if known is not None:  # (None, None): the target's own program; else a neighbour's
+        knob, other = known
+        built = _build(model, target, calib_inputs, num_calib, seed, sync, rewrites,
+                       progress, other, model_kwargs)
+        if other is not None:
+            built.chosen_from = f"{knob} neighbour {target_name(other)}"
+        return built
+    own = _build(model, target, calib_inputs, num_calib, seed, sync, rewrites, progress,
+                 None, model_kwargs)
     source = own.module if own.module is not None else model
-    return fastest(own, lambda other: _build(source, target, calib_inputs, num_calib, seed,
-                                             sync, rewrites, None, other, model_kwargs),
-                   evaluate, target)
+    made: dict = {}  # id(program) -> the neighbour Target it was built for
+
+    def build_for(other):
+        built = _build(source, target, calib_inputs, num_calib, seed, sync, rewrites, None,
+                       other, model_kwargs)
+        made[id(built)] = other
+        return built
+    best = fastest(own, build_for, evaluate, target)
+    if key is not None and (best is not own or made):  # searched (not above its cap)
+        store(key, target_name(made[id(best)]) if best is not own else "own")
+    return best
 
 
 def _build(model, target, calib_inputs, num_calib, seed, sync, rewrites, progress, tile_for,
@@ -85,7 +110,6 @@ def _build(model, target, calib_inputs, num_calib, seed, sync, rewrites, progres
                else None,
                "schedule": lay.schedule.describe() if getattr(lay, "schedule", None) else "",
                "note": lay.note} for lay in lowered.layers]
-    from isa.checks import target_name
     image = dram.image()
     art = Artifact(program, result.annotations, image, dram.const_base, target_name(target),
                    name, inputs, outputs, layers, result.layer_of,

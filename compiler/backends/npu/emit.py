@@ -200,8 +200,11 @@ class Emitter:
                  ("wbuf", wbuf, wbuf + kh * kw * cin * cout)]
         if acc:
             reads.append(("abuf", abuf, abuf + out_elems))
-        return self.add(Op("matrix", ins,
-                           self.hw.conv(m, kh, kw, cin, cout), reads=tuple(reads),
+        shape = ("conv", m, kh, kw, cin, cout)
+        cycles = self.costs.get(shape)
+        if cycles is None:
+            cycles = self.costs[shape] = self.hw.conv(m, kh, kw, cin, cout)
+        return self.add(Op("matrix", ins, cycles, reads=tuple(reads),
                            writes=(("abuf", abuf, abuf + out_elems),), regs=regs,
                            comment=comment, macs=m * kh * kw * cin * cout))
 
@@ -215,7 +218,11 @@ class Emitter:
                  ("wbuf", wbuf, wbuf + kh * kw * channels)]
         if acc:
             reads.append(("abuf", abuf, abuf + out_elems))
-        return self.add(Op("matrix", ins, self.hw.dwconv(m, kh, kw, channels),
+        shape = ("dwconv", m, kh, kw, channels)
+        cycles = self.costs.get(shape)
+        if cycles is None:
+            cycles = self.costs[shape] = self.hw.dwconv(m, kh, kw, channels)
+        return self.add(Op("matrix", ins, cycles,
                            reads=tuple(reads), writes=(("abuf", abuf, abuf + out_elems),),
                            regs=regs, comment=comment, macs=m * kh * kw * channels))
 

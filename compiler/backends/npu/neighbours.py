@@ -8,8 +8,9 @@ from isa.target import Target
 BUFFERS = ("ibuf_kb", "wbuf_kb", "abuf_kb", "obuf_kb")
 
 # the choice simulates each distinct neighbour program (some 9 compiles and runs); above this
-# many instructions of its own program a compile keeps the cost model's program (ResNet-18 at
-# 224 has 23.7k, at 32 11.8k): a DSE compiles thousands of large points
+# many instructions of its own program a compile keeps the cost model's program (on npu-edge
+# ResNet-18 at 224 has 12.8k and is searched: its ibuf-kb neighbour's program is 0.09% faster;
+# MobileNetV2 38.8k and ResNet-50 67k are not): a DSE compiles thousands of large points
 SEARCH_MAX_INSTRUCTIONS = 16384
 
 
@@ -26,6 +27,33 @@ def neighbours(target) -> list:
     out += [(buf.replace("_", "-"), a.with_attrs(**{buf: getattr(a, buf) // 2}))
             for buf in BUFFERS if getattr(a, buf) > 1]
     return out
+
+
+def verdict_key(model, target, evaluate, **options) -> str | None:
+    """The compile cache's name for fastest()'s choice on (model, target, options) under
+    `evaluate`, or None when it cannot be remembered: an evaluator without a `fingerprint()`
+    (its identity: for npusim.flow's timing run, the simulator's code and the cycle rules in
+    force), or a model the cache cannot fingerprint (compiler.cache.key)."""
+    from ...cache import cache_dir, key
+    fingerprint = getattr(evaluate, "fingerprint", None)
+    if fingerprint is None or cache_dir() is None:
+        return None
+    return key("neighbours", model, target=target_name(target), evaluator=fingerprint(),
+               **options)
+
+
+def known_choice(entry, target):
+    """A remembered choice as (knob, neighbour Target), (None, None) for the target's own
+    program, or None when `entry` is missing or names no neighbour of `target` (stale or
+    foreign: chosen again)."""
+    if not isinstance(entry, str):
+        return None
+    if entry == "own":
+        return None, None
+    for knob, other in neighbours(target):
+        if target_name(other) == entry:
+            return knob, other
+    return None
 
 
 def fastest(own, build_for, evaluate, target):
