@@ -132,9 +132,7 @@ def test_mobilenets_block1_in_tall_bands():
     (layer,) = _fused(lowered)
     s = layer.schedule
     assert (s.rows, s.e_parts, s.keep) == (7, 2, False), s
-    import sys
-    sys.path.insert(0, "experiments")
-    from mobilenet_blocks import dw_efficiency
+    from experiments.mobilenet_blocks import dw_efficiency
     assert 0.509 < dw_efficiency(layer, lowered.hw) < 0.511
 
 
