@@ -10,9 +10,12 @@ one engine: MobileNetV2's 14x14x384 layer makes 48 transfers of 3 KB (108 + 196 
 each, 14.6k cycles on one engine against 9.6k of port beats), its 7x7x960 ones 120 of 784 B
 (3x their roofline). Here a transfer carries `group` blocks, the stores go on the weights'
 idle engine where the two would share one (depthwise.store_role), the weights (taps of every
-channel) stay resident, and the padding is the conv_pad registers' (no zero fill): the layer
-runs near its port's beats (MobileNetV2's: 1.03-1.17x the bytes it must move, its epilogue
-table of 12 bytes a channel included, run alone)."""
+channel) stay resident, and the padding is the conv_pad registers' (no zero fill). With two
+slots per buffer the load and the store of each period started together and paid their
+setup and latency together (the port idle ~108 cycles a group); a third slot, where it
+fits, lets them drift apart, and a strided layer's loads alternate over both engines
+(alternates()). Run alone the layer takes 1.03-1.13x the bytes it must move over the port
+(its epilogue table of 12 bytes a channel included; MobileNetV2's shapes)."""
 
 from __future__ import annotations
 
@@ -33,10 +36,18 @@ from .layer import DepthwiseWork
 class DwTileSchedule:
     rows: int          # output rows per band
     group: int         # 16-channel blocks per transfer
+    # input and output group slots (each buffer): a third where it fits, so that a store
+    # finishing late does not hold the next group's epilogue, nor that the next load
+    slots: int = 2
+    # loads alternate between the input's and the weights' engines (two engines, a strided
+    # layer whose loads are most of the traffic; stores on the other one: load_roles)
+    alternate: bool = False
     est: dict = field(default_factory=dict, compare=False)
 
     def describe(self) -> str:
-        return f"dwconv bands: rows={self.rows} blocks/transfer={self.group}"
+        return (f"dwconv bands: rows={self.rows} blocks/transfer={self.group}"
+                + (f" slots={self.slots}" if self.slots != 2 else "")
+                + (" loads on both engines" if self.alternate else ""))
 
 
 @dataclass(frozen=True)
@@ -88,6 +99,24 @@ def _group_widths(channels: int, cols: int, group: int) -> Counter:
     if rest:
         out[(rest,)] += 1
     return out
+
+
+def alternates(g: ConvGeom, hw: Hw) -> bool:
+    """Whether the loads should alternate between the two engines: on a strided layer a
+    group's load is sh * sw times its store, so with every load on one engine its setup and
+    latency leave the port idle once a group (the short store shares the load's beats
+    instead of filling that gap); two loads in flight hide each other's. On a stride-1 layer
+    the load and the store of a group already keep both engines busy (alternating there
+    measured 5-20% slower on MobileNetV2's)."""
+    return hw.dma_engines == 2 and g.sh * g.sw >= 4
+
+
+def load_roles(s: DwTileSchedule, n: int, engines: int) -> tuple:
+    """(load role, store role) of work item `n`."""
+    if not s.alternate:
+        return "in", store_role(engines)
+    load = "in" if n % 2 == 0 else "w"
+    return load, "w" if load == "in" else "in"
 
 
 def block_taps(w: np.ndarray, cols: int) -> np.ndarray:
@@ -143,6 +172,8 @@ def _estimate(g: ConvGeom, epi: Epilogue, hw: Hw, rows: int, group: int,
             m_in > FIELD_MAX["rows"] or m_out * cb > FIELD_MAX["len"] or \
             m_out > FIELD_MAX["m"] or n_in > FIELD_MAX["in_hw"] or group > FIELD_MAX["planes"]:
         return None
+    slots = 3 if 3 * group * m_in * cb <= elems["ibuf"] and \
+        3 * group * m_out * cb <= elems["obuf"] else 2
     cores = hw.num_cores
     # items of one shape (band height, input rows, block widths) cost the same: each once
     if cores == 1:  # (in closed form: the chooser asks for every band height and group)
@@ -173,6 +204,7 @@ def _estimate(g: ConvGeom, epi: Epilogue, hw: Hw, rows: int, group: int,
             out_bytes += count * mo * c * eb
     streams = {"in": (transfers + 1, in_bytes), "w": (2, taps * eb + 4 * table),
                "out": (0, 0), "res": (0, 0)}
+    # (the alternating loads of a strided layer are counted on the input's engine: errs high)
     role = store_role(hw.dma_engines)
     prev = streams[role]
     streams[role] = (prev[0] + transfers, prev[1] + out_bytes)
@@ -190,7 +222,7 @@ def _estimate(g: ConvGeom, epi: Epilogue, hw: Hw, rows: int, group: int,
     total = max(matrix, vector, dma) + k * per_block + 2 * fixed
     instrs = sum(count * (2 + len(w) * (1 + len(epi.vector_ops())))
                  for (_, _, w), count in shapes.items())
-    return DwTileSchedule(rows, group, {
+    return DwTileSchedule(rows, group, slots, alternates(g, hw), {
         "cycles": total, "matrix": matrix, "vector": vector, "dma": dma,
         "dram_bytes": in_bytes + out_bytes + taps * eb, "instructions": instrs})
 

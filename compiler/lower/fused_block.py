@@ -37,11 +37,16 @@ class BlockSchedule:
     p_slots: int       # project accumulator sets: 2 lets a band's epilogue overlap the next
     keep: bool = False  # keep the halo rows of the expanded tensor from the band before
     #                    (a vcopy in ibuf) instead of recomputing them
+    # the expand of a band's block in this many pieces of rows, its accumulators one piece's:
+    # a tall band whose expanded rows would not fit abuf at once (MobileNetV2's block1:
+    # 3-row bands, 45% of the array on its dwconvs' fill, or 7-row bands in 2 pieces, 51%)
+    e_parts: int = 1
     est: dict = field(default_factory=dict, compare=False)
 
     def describe(self) -> str:
         return (f"fused block: rows={self.rows} project acc slots={self.p_slots} "
-                f"halo={'kept' if self.keep else 'recomputed'}")
+                f"halo={'kept' if self.keep else 'recomputed'}"
+                + (f" expand pieces={self.e_parts}" if self.e_parts > 1 else ""))
 
 
 @dataclass(frozen=True)
@@ -134,6 +139,13 @@ def new_rows(bands: list, cores: int) -> int:
     return max((b.i1 - b.i0) if cores > 1 else (b.new[1] - b.new[0]) for b in bands)
 
 
+def pieces(n0: int, n1: int, parts: int) -> list:
+    """Rows [n0, n1) in `parts` runs of at most ceil((n1 - n0) / parts) rows (fewer where
+    that leaves none)."""
+    step = -(-(n1 - n0) // parts) if n1 > n0 else 1
+    return [(a, min(a + step, n1)) for a in range(n0, n1, step)]
+
+
 def choose_block(expand: ConvGeom | None, epi_e: Epilogue | None, dw: ConvGeom,
                  epi_d: Epilogue, project: ConvGeom, epi_p: Epilogue,
                  hw: Hw) -> BlockSchedule | None:
@@ -149,13 +161,20 @@ def choose_block(expand: ConvGeom | None, epi_e: Epilogue | None, dw: ConvGeom,
                 continue  # without an expand the halo is only a reload: nothing to keep
             s = _estimate(expand, epi_e, dw, epi_d, project, epi_p, hw, rows, 2, keep) or \
                 _estimate(expand, epi_e, dw, epi_d, project, epi_p, hw, rows, 1, keep)
+            # the expand in pieces where its accumulators would not fit whole (the least
+            # pieces that fit: each adds a conv's fill)
+            for parts in (2, 3, 4) if s is None and expand is not None else ():
+                s = _estimate(expand, epi_e, dw, epi_d, project, epi_p, hw, rows, 2, keep,
+                              parts)
+                if s is not None:
+                    break
             if s is not None and (best is None or s.est["cycles"] < best.est["cycles"]):
                 best = s
     return best
 
 
 def _estimate(expand, epi_e, dw, epi_d, project, epi_p, hw: Hw, rows: int,
-              p_slots: int, keep: bool) -> BlockSchedule | None:
+              p_slots: int, keep: bool, e_parts: int = 1) -> BlockSchedule | None:
     cols, eb, elems = hw.cols, hw.act_bytes, hw.buffer_elems
     ce, cout, cin = dw.cout, project.cout, (expand.cin if expand else dw.cin)
     W, ow = dw.w, dw.ow
@@ -169,6 +188,7 @@ def _estimate(expand, epi_e, dw, epi_d, project, epi_p, hw: Hw, rows: int,
     n_in = max(b.i1 - b.i0 for b in bands)
     n_new = new_rows(bands, hw.num_cores)
     m_in, m_new, m_out = n_in * W, n_new * W, rows * ow
+    m_piece = -(-n_new // e_parts) * W  # one expand piece's pixels
     res = epi_p.residual is not None
     # capacities (elements) and fields; kept halos: one expanded band of every channel
     tiles = (len(jb) if keep else 2) * m_in * cb
@@ -177,7 +197,7 @@ def _estimate(expand, epi_e, dw, epi_d, project, epi_p, hw: Hw, rows: int,
     wbuf = (cin * ce if expand else 0) + w_dw + ce * cout
     tables = (epi_e.table_words(ce) if expand else 0) + epi_d.table_words(ce) + \
         epi_p.table_words(cout) + epi_p.scratch_words(m_out * cbp)
-    abuf = tables + (2 * m_new * cb if expand else 0) + 2 * m_out * cb + p_slots * m_out * cout
+    abuf = tables + (2 * m_piece * cb if expand else 0) + 2 * m_out * cb + p_slots * m_out * cout
     obuf = 2 * m_out * cbp * (2 if res else 1)
     if ibuf > elems["ibuf"] or wbuf > elems["wbuf"] or abuf > elems["abuf"] or \
             obuf > elems["obuf"] or m_in * cb > FIELD_MAX["len"] or \
@@ -195,8 +215,9 @@ def _estimate(expand, epi_e, dw, epi_d, project, epi_p, hw: Hw, rows: int,
             if kept:
                 vec += nj * hw.cycles("vcopy", len=kept * W * c)
             if expand and mi:
-                mat += nj * (hw.conv(mi, 1, 1, cin, c) + SYNC_CYCLES)
-                vec += nj * epi_e.cycles(hw, mi * c)
+                for a, b in pieces(0, mi // W, e_parts):
+                    mat += nj * (hw.conv((b - a) * W, 1, 1, cin, c) + SYNC_CYCLES)
+                    vec += nj * epi_e.cycles(hw, (b - a) * W * c)
             mat += nj * ((hw.dwconv(mo, dw.kh, dw.kw, c) if dwconv else
                           hw.conv(mo, dw.kh, dw.kw, c, c)) + SYNC_CYCLES)
             vec += nj * epi_d.cycles(hw, mo * c)
@@ -216,7 +237,9 @@ def _estimate(expand, epi_e, dw, epi_d, project, epi_p, hw: Hw, rows: int,
     first_in = m_in * (cin if expand else cb) * eb
     # every core loads all the weights at its start, at once on the shared port
     start = hw.dma_shared(first_in) + hw.dma_shared(wbuf * eb) + \
-        ((hw.conv(m_in, 1, 1, cin, cb) + epi_e.cycles(hw, m_in * cb)) if expand else 0) + \
+        ((hw.conv(min(m_in, m_piece), 1, 1, cin, cb) + epi_e.cycles(hw, min(m_in, m_piece) * cb)
+          if e_parts > 1 else hw.conv(m_in, 1, 1, cin, cb) + epi_e.cycles(hw, m_in * cb))
+         if expand else 0) + \
         epi_d.cycles(hw, m_out * cb)
     tail = sum(epi_p.cycles(hw, m_out * p) + hw.dma(m_out * p * eb, mnemonic="store")
                for p in pb)
@@ -224,9 +247,10 @@ def _estimate(expand, epi_e, dw, epi_d, project, epi_p, hw: Hw, rows: int,
     serial = 0 if p_slots == 2 else (len(mine) - 1) * sum(epi_p.cycles(hw, m_out * p)
                                                          for p in pb)
     total = max(matrix, vector, dma) + start + tail + serial
-    instrs = len(mine) * (len(jb) * ((3 if expand else 2) + int(keep) + len(epi_d.vector_ops()) +
-                                     len(pb)) + len(pb) * (2 + len(epi_p.vector_ops())))
-    return BlockSchedule(rows, p_slots, keep, {
+    instrs = len(mine) * (len(jb) * ((3 if expand else 2) + 2 * (e_parts - 1) * bool(expand) +
+                                     int(keep) + len(epi_d.vector_ops()) + len(pb)) +
+                          len(pb) * (2 + len(epi_p.vector_ops())))
+    return BlockSchedule(rows, p_slots, keep, e_parts, {
         "cycles": total, "matrix": matrix, "vector": vector, "dma": dma,
         "dram_bytes": in_bytes + out_bytes * (2 if res else 1) + wbuf * eb,
         "instructions": instrs})

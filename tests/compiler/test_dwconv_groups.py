@@ -113,3 +113,24 @@ def test_random_layers_bit_exact_when_forced(case):
         lowered, _ = run_and_compare(g, case["tag"], seed=case["seed"])
     (layer,) = lowered.layers
     assert isinstance(layer, DwconvLayer)
+
+
+@pytest.mark.parametrize("h,c,stride,cycles,slots,alternate", [
+    (7, 960, 1, 7717, 3, False),    # 8,168 with two slots (load and store in lock step)
+    (14, 576, 2, 10817, 3, True),   # 11,186 with two slots and every load on one engine
+])
+def test_third_slot_and_strided_loads_on_both_engines(h, c, stride, cycles, slots, alternate):
+    """MobileNetV2's 7x7x960 and strided 14x14x576 depthwise layers run alone: exact cycles,
+    within 9% / 14% of the bytes they move over the port (input, output, taps, table)."""
+    g = qconv_graph(1, h, h, c, c, 3, stride, 1, groups=c)
+    lowered, r = run_and_compare(g, "npu-edge")
+    (layer,) = lowered.layers
+    assert isinstance(layer, DwconvLayer)
+    assert (layer.schedule.slots, layer.schedule.alternate) == (slots, alternate)
+    oh = (h + 2 - 3) // stride + 1
+    port = (h * h * c + oh * oh * c + 9 * c + 12 * c) / 16
+    assert r.cycles == cycles, r.cycles
+    assert r.cycles < (1.09 if stride == 1 else 1.14) * port
+    stores = {ln.split()[1] for ln in _lines(lowered, "store")}
+    loads = {ln.split()[1] for ln in _lines(lowered, "load")}
+    assert len(loads) == 2 and len(stores) == (2 if alternate else 1), (loads, stores)

@@ -111,6 +111,31 @@ def test_recomputed_halos_are_bit_exact_too(monkeypatch):
         assert not layer.schedule.keep and len(layer.bands()) > 1
 
 
+@pytest.mark.parametrize("h,stride,parts", [(28, 1, 2), (56, 2, 3), (15, 2, 2)])
+def test_expand_in_pieces_is_bit_exact(monkeypatch, h, stride, parts):
+    """The expand of each band's block in `parts` runs of rows (uneven where the band's new
+    rows do not divide; kept halos and recomputed ones), its accumulators one piece's."""
+    import compiler.lower.fused_block as fb
+    estimate = fb._estimate
+    monkeypatch.setattr(fb, "_estimate", lambda *a: estimate(*a[:10], parts))
+    lowered, _ = run_and_compare(block_graph(h, 24, 144, 24, stride), MODE)
+    (layer,) = _fused(lowered)
+    assert layer.schedule.e_parts == parts
+    assert len(layer.bands()) > 1 or h == 15  # (15: one band, 15 rows in pieces of 8 and 7)
+
+
+def test_mobilenets_block1_in_tall_bands():
+    """MobileNetV2's block1 (112x112x16 -> 96 -> stride 2 -> 24): 7-row bands, the expand in
+    two pieces (a band's 15 expanded rows of 16 channels do not fit abuf's accumulators at
+    once), so its dwconvs reach 51% of the array (3-row bands: 45%)."""
+    lowered = lower(block_graph(112, 16, 96, 24, 2), MODE)
+    (layer,) = _fused(lowered)
+    s = layer.schedule
+    assert (s.rows, s.e_parts, s.keep) == (7, 2, False), s
+    from experiments.mobilenet_blocks import dw_efficiency
+    assert 0.509 < dw_efficiency(layer, lowered.hw) < 0.511
+
+
 @st.composite
 def block_cases(draw):
     base = draw(st.sampled_from([MODE, "npu-tiny -depthwise-mode=1", "npu-edge -depthwise-mode=0",

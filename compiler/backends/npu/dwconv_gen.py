@@ -1,11 +1,12 @@
 """NPU code of a standalone depthwise-mode conv (compiler.lower.dwconv): every block's taps
 resident (two loads); per band of output rows and group of channel blocks, one 3-D load (a
-plane per block, a row per pixel), a `dwconv` and its epilogue per block, one 3-D store."""
+plane per block, a row per pixel), a `dwconv` and its epilogue per block, one 3-D store; the
+groups rotate through `slots` input and output slots, the loads over one or both engines
+(compiler.lower.dwconv.load_roles)."""
 
 from __future__ import annotations
 
-from ...lower.depthwise import store_role
-from ...lower.dwconv import DwconvLayer, block_taps
+from ...lower.dwconv import DwconvLayer, block_taps, load_roles
 from .epilogue_gen import EpilogueCode
 from .generators import register_generator
 
@@ -21,11 +22,11 @@ def gen_dwconv(em, layer, items, dram, lowered, key: str) -> None:
     in_tile, out_tile = k * n_in * g.w * cb, k * s.rows * g.ow * cb
     acc_tile = s.rows * g.ow * cb
     ep = EpilogueCode(em, sram, dram, epi, g.cout, acc_tile, key)
-    ibase = sram.alloc("ibuf", 2 * in_tile, "input group slots")
+    ibase = sram.alloc("ibuf", s.slots * in_tile, "input group slots")
     taps = block_taps(layer.weights, cols)
     wbase = sram.alloc("wbuf", taps.size, "every block's taps")
     abase = sram.alloc("abuf", 2 * acc_tile, "accumulator slots")
-    obase = sram.alloc("obuf", 2 * out_tile, "output group slots")
+    obase = sram.alloc("obuf", s.slots * out_tile, "output group slots")
     x, y = dram.addr(lowered, layer.x), dram.addr(lowered, layer.y)
     taps_at = dram.const(f"{key}.taps", taps)
     # the first group's taps on the input's engine, the rest beside the epilogue table on
@@ -39,16 +40,16 @@ def gen_dwconv(em, layer, items, dram, lowered, key: str) -> None:
         em.load_dense("w", "wbuf", wbase + first, taps_at + first * eb, taps.size - first,
                       comment=f"{layer.name}: taps of the other channels")
     ep.prologue(layer.name)
-    out_role = store_role(hw.dma_engines)
     acc = 0
     for n, it in enumerate(items):
         i0, i1, pt, pb = g.in_rows(it.r0, it.r1)
         c0, c = it.blocks[0][0], it.blocks[0][1] - it.blocks[0][0]
         planes, mi, mo = len(it.blocks), (i1 - i0) * g.w, (it.r1 - it.r0) * g.ow
-        ia, oa = ibase + (n % 2) * in_tile, obase + (n % 2) * out_tile
+        ia, oa = ibase + (n % s.slots) * in_tile, obase + (n % s.slots) * out_tile
+        in_role, out_role = load_roles(s, n, hw.dma_engines)
         tag = f"{layer.name} rows {it.r0}:{it.r1} channels {c0}:{it.blocks[-1][1]}"
         # a plane per block: the band's pixels (full rows: one stride) x its c channels
-        em.load("in", "ibuf", ia, x + (i0 * g.w * g.cin + c0) * eb, mi, c, g.cin * eb,
+        em.load(in_role, "ibuf", ia, x + (i0 * g.w * g.cin + c0) * eb, mi, c, g.cin * eb,
                 planes=planes, plane_stride=c * eb, comment=f"{tag}: input rows {i0}:{i1}")
         regs = {"conv_kh": g.kh, "conv_kw": g.kw, "conv_stride_h": g.sh, "conv_stride_w": g.sw,
                 "conv_pad_top": pt, "conv_pad_left": g.pads[1], "conv_pad_bottom": pb,

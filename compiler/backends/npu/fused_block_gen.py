@@ -11,7 +11,7 @@ from dataclasses import replace
 import numpy as np
 
 from ...lower.conv import uses_dwconv
-from ...lower.fused_block import FusedBlockLayer, new_rows
+from ...lower.fused_block import FusedBlockLayer, new_rows, pieces
 from .epilogue_gen import EpilogueCode
 from .generators import register_generator
 
@@ -40,9 +40,10 @@ def gen_fused_block(em, layer, bands, dram, lowered, key: str) -> None:
     n_in = max(b.i1 - b.i0 for b in plan)
     n_new = new_rows(plan, hw.num_cores)
     m_in, m_new, m_out = n_in * W, n_new * W, s.rows * ow
+    m_piece = -(-n_new // s.e_parts) * W  # the expand accumulators hold one piece of rows
     res = layer.epi_p.residual
     sram = em.sram()
-    ee = EpilogueCode(em, sram, dram, layer.epi_e, ce, m_new * cb, f"{key}.e") if ge else None
+    ee = EpilogueCode(em, sram, dram, layer.epi_e, ce, m_piece * cb, f"{key}.e") if ge else None
     ed = EpilogueCode(em, sram, dram, layer.epi_d, ce, m_out * cb, f"{key}.d")
     ep = EpilogueCode(em, sram, dram, layer.epi_p, cout, m_out * cbp, f"{key}.p")
     xs = sram.alloc("ibuf", 2 * m_new * cin, "block input slots") if ge else None
@@ -62,7 +63,7 @@ def gen_fused_block(em, layer, bands, dram, lowered, key: str) -> None:
         base = sram.alloc("wbuf", total, f"{name} weights")
         waddr[name] = [base + o for o in offsets]
         em.load_dense("w", "wbuf", base, addr, total, comment=f"{layer.name}: {name} weights")
-    ea = sram.alloc("abuf", 2 * m_new * cb, "expand accumulator slots") if ge else None
+    ea = sram.alloc("abuf", 2 * m_piece * cb, "expand accumulator slots") if ge else None
     da = sram.alloc("abuf", 2 * m_out * cb, "depthwise accumulator slots")
     pa = sram.alloc("abuf", s.p_slots * m_out * cout, "project accumulator sets")
     oa = sram.alloc("obuf", 2 * m_out * cbp * (2 if res else 1), "out slots")
@@ -72,6 +73,7 @@ def gen_fused_block(em, layer, bands, dram, lowered, key: str) -> None:
         if e is not None:
             e.prologue(layer.name)
     tile = 0   # rotates the expanded / depthwise tile slots
+    piece = 0  # rotates the expand accumulator slots
     out = 0    # rotates the out slots
     one = {"conv_kh": 1, "conv_kw": 1, "conv_stride_h": 1, "conv_stride_w": 1,
            "conv_pad_top": 0, "conv_pad_left": 0, "conv_pad_bottom": 0, "conv_pad_right": 0,
@@ -104,11 +106,15 @@ def gen_fused_block(em, layer, bands, dram, lowered, key: str) -> None:
                 em.vec("vcopy", ("ibuf", xt), ("ibuf", xt + (i0 - prev.i0) * W * c),
                        b.kept * W * c, comment=f"{jt}: kept halo rows {i0}:{n0}")
             if ge and n1 > n0:
-                acc = ea + slot * m_new * cb
-                em.conv(xa, waddr["we"][j], acc, n1 - n0, W, cin, c, False, one, mi * c, 1, 1,
-                        mi, comment=f"{jt}: expand")
-                ee.emit(acc, xt + b.kept * W * c, None, mi * c, c, c0,
-                        f"{jt}: expand epilogue", out_buf="ibuf")
+                for a0, a1 in pieces(n0, n1, s.e_parts):
+                    acc = ea + (piece % 2) * m_piece * cb
+                    piece += 1
+                    mp = (a1 - a0) * W
+                    part = f" rows {a0}:{a1}" if s.e_parts > 1 else ""
+                    em.conv(xa + (a0 - n0) * W * cin, waddr["we"][j], acc, a1 - a0, W, cin, c,
+                            False, one, mp * c, 1, 1, mp, comment=f"{jt}: expand{part}")
+                    ee.emit(acc, xt + (b.kept + a0 - n0) * W * c, None, mp * c, c, c0,
+                            f"{jt}: expand epilogue{part}", out_buf="ibuf")
             elif not ge:
                 em.rows_io("load", "in", "ibuf", xt, x + (i0 * W * ce + c0) * eb, i1 - i0, W,
                            c, ce, eb, f"{jt}: input rows {i0}:{i1}")
