@@ -7,7 +7,7 @@ import numpy as np
 
 from isa.semantics import conv_out_size
 
-from . import exact
+from . import exact, winograd
 
 
 def windows(x: np.ndarray, kernel, strides, pads, dilations, fill=0.0) -> np.ndarray:
@@ -50,6 +50,12 @@ def conv2d_nhwc(x: np.ndarray, w: np.ndarray, strides, pads, dilations, groups) 
     return out.reshape(groups, n, oh, ow, og).transpose(1, 2, 3, 0, 4).reshape(n, oh, ow, cout)
 
 
+# a 3x3 stride-1 conv takes Winograd's form (2.25x fewer multiplies, the same bits) from
+# this many output pixels: ResNet-18's 7x7 layers (49) read the 16/9 as large transformed
+# weights for too few tiles (measured slower in calibration); its 14x14 ones (196) gain
+WINOGRAD_PIXELS = 100
+
+
 def _conv_matmul(x: np.ndarray, w: np.ndarray, strides, pads, dilations) -> np.ndarray:
     """The dense conv as one matmul W^T (cout, kh*kw*cin) x patches (kh*kw*cin, n*oh*ow), in
     exact integers (compiler.ops.exact): x rounded per tensor and W per output channel
@@ -63,6 +69,11 @@ def _conv_matmul(x: np.ndarray, w: np.ndarray, strides, pads, dilations) -> np.n
     bx, bw = exact.bits(kh * kw * cin)
     qx, sx = exact.integers(x, bx)
     qw, ws = exact.constant_integers(w, bw, (0, 1, 2))  # (1, 1, 1, cout)
+    if (kh, kw, sh, sw, dh, dw) == (3, 3, 1, 1, 1, 1) and n * oh * ow >= WINOGRAD_PIXELS:
+        acc = winograd.conv(qx, bx, qw, pads)  # 4 x the same exact sums, or None
+        if acc is not None:
+            out = exact.rounded(acc, sx - 2 + np.reshape(ws, (cout, 1, 1, 1)))
+            return out.reshape(cout, n * oh * ow).T.reshape(n, oh, ow, cout)  # as below
     if kh == kw == 1 and (sh, sw) == (1, 1) and not any(pads):
         # the patch matrix is x itself, channels first: a view where x is laid out channel
         # major (a conv's output is, and the ops after it keep its order), else one copy
