@@ -23,8 +23,8 @@ the bits are the same either way. The sums of the bounds are of non-negative int
 they are exact below 2**53 and at least 2**53 above it (monotone rounding): the check is
 rigorous in float64. On ResNet-18/50's activations the bounds stay 1.3-3.6 bits below 2**53.
 
-Layouts follow the direct form (compiler.ops.kernels._conv_matmul): the input channel-major,
-the output (cout, n, oh, ow) in memory, NHWC-shaped view, so every later op (and its
+The output's layout follows the direct form (compiler.ops.kernels._conv_matmul): (cout, n,
+oh, ow) in memory, an NHWC-shaped view of it handed on, so every later op (and its
 reductions' summation order) sees the same array as before."""
 
 from __future__ import annotations
