@@ -79,19 +79,30 @@ def constants_memo():
                 _MEMO.clear()
 
 
+def constant(w: np.ndarray, tag, fn):
+    """fn(w), memoized per (w, tag) inside constants_memo (computed each call outside it): a
+    value derived from a constant operand (a weight), once per calibration, not per sample.
+    The calibration's sample threads reach each weight together: the first computes it and
+    the others wait for it (a lock per entry), rather than each computing its own."""
+    if not _MEMO_USERS[0]:
+        return fn(w)
+    key = (id(w), tag)
+    with _MEMO_LOCK:
+        entry = _MEMO.get(key)
+        if entry is None or entry[0] is not w:
+            entry = _MEMO[key] = [w, threading.Lock(), None]
+    with entry[1]:
+        if entry[2] is None:
+            entry[2] = (fn(w),)  # (a failed fn leaves it None: the next caller retries)
+    return entry[2][0]
+
+
 def constant_integers(w: np.ndarray, nbits: int, axis) -> tuple:
     """integers(w, nbits, axis) as float64 (dgemm's operand), memoized inside constants_memo."""
-    if not _MEMO_USERS[0]:
+    def rounded64(w):
         q, s = integers(w, nbits, axis)
         return q.astype(np.float64, copy=False), s
-    key = (id(w), nbits, axis)
-    hit = _MEMO.get(key)
-    if hit is not None and hit[0] is w:
-        return hit[1], hit[2]
-    q, s = integers(w, nbits, axis)
-    q = q.astype(np.float64, copy=False)
-    _MEMO[key] = (w, q, s)
-    return q, s
+    return constant(w, ("integers", nbits, axis), rounded64)
 
 
 def rounded(acc: np.ndarray, scale) -> np.ndarray:
