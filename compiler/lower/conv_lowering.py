@@ -116,8 +116,9 @@ def choose_form(lw, n: Node, x_in: str, geom: ConvGeom, w, epi: Epilogue) -> tup
     each) for an estimated 0.3% over the plain conv (0.5 MB), so the program's energy rose
     from 22.7 to 30.5 mJ with the DRAM bandwidth.
 
-    DMA engines are a choice, not an obligation: among the forms within ENGINE_MARGIN of the
-    cheapest, the one this rule takes with one engine less, if it is among them. The forms'
+    DMA engines are a choice, not an obligation: where a rewrite would be taken, among the forms
+    within ENGINE_MARGIN of the cheapest the one this rule takes with one engine less, if it is
+    among them. The forms'
     estimates differ by their copies' and DRAM round trips' guesses, which err by more than
     another channel gains: the 7x7/2 stem on `npu-edge -array=32x32 -dram-bw=32` at 64 is
     estimated 21.5k cycles folded after space-to-depth at 2 and 3 engines, 22.0k folded at its
@@ -136,7 +137,9 @@ def choose_form(lw, n: Node, x_in: str, geom: ConvGeom, w, epi: Epilogue) -> tup
     best = min((c for c in cands if c[1] <= low * (1 + TOLERANCE)),
                key=lambda c: (form_bytes(c[2], lw.hw), c[1]))
     near = [c for c in cands if c[1] <= low * (1 + ENGINE_MARGIN)]
-    if len(near) > 1 and lw.hw.dma_engines > 1:
+    # (asked only where a rewrite with a copy in front, whose estimate is the rough one, would
+    # win: most convs stay plain, and the choice with one engine less costs another search)
+    if len(near) > 1 and lw.hw.dma_engines > 1 and best[0] != "plain":
         fewer = _with_hw(lw, replace(lw.hw, dma_engines=lw.hw.dma_engines - 1))
         kept = choose_form(fewer, n, x_in, geom, w, epi)[0]
         best = next((c for c in near if c[0] == kept), best)
