@@ -116,15 +116,15 @@ def choose_form(lw, n: Node, x_in: str, geom: ConvGeom, w, epi: Epilogue) -> tup
     each) for an estimated 0.3% over the plain conv (0.5 MB), so the program's energy rose
     from 22.7 to 30.5 mJ with the DRAM bandwidth.
 
-    DMA engines are a choice, not an obligation: where a rewrite would be taken, among the forms
-    within ENGINE_MARGIN of the cheapest the one this rule takes with one engine less, if it is
-    among them. The forms'
-    estimates differ by their copies' and DRAM round trips' guesses, which err by more than
-    another channel gains: the 7x7/2 stem on `npu-edge -array=32x32 -dram-bw=32` at 64 is
-    estimated 21.5k cycles folded after space-to-depth at 2 and 3 engines, 22.0k folded at its
-    stride at 2 and 20.8k at 3 (its copy's serial estimate plus the conv's DMA, which the
-    third channel shortens), and simulated 24.3k against 26.8k (stem copy, conv and pool):
-    ResNet-18 took 0.58% more cycles at 3 engines than at 2. 5% covers that 3.7% and stays
+    DMA engines are a choice, not an obligation: where a rewrite would be taken, among the
+    forms within ENGINE_MARGIN of the cheapest the one this rule takes with one engine less,
+    if it is among them. The forms' estimates differ by their copies' and DRAM round trips'
+    guesses, which err by more than another channel gains: the 7x7/2 stem on
+    `npu-edge -array=32x32 -dram-bw=32` at 64 is estimated 21.5k cycles folded after
+    space-to-depth at 2 and 3 engines, 22.0k folded at its stride at 2 and 20.8k at 3 (its
+    copy's serial estimate plus the conv's DMA, which the third channel shortens), and
+    simulated 24.3k against 26.8k (stem copy, conv and pool): ResNet-18 took 0.58% more
+    cycles at 3 engines than at 2. 5% covers that 3.7% and stays
     under SWAP_MARGIN's 10%."""
     cands = conv_forms(lw, n, x_in, geom, w, epi)
     if not cands:
@@ -151,8 +151,8 @@ def form_bytes(layers: list, hw) -> int:
     and writes of the conv's input (as many bytes each)."""
     g = layers[-1].geom
     copied = 2 * g.n * g.h * g.w * g.cin * hw.act_bytes
-    return sum(layer.schedule.est.get("dram_bytes", 0) if getattr(layer, "schedule", None) is not None
-               else copied for layer in layers)
+    return sum(copied if getattr(layer, "schedule", None) is None
+               else layer.schedule.est.get("dram_bytes", 0) for layer in layers)
 
 
 def _with_hw(lw, hw):
