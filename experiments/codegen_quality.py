@@ -3,7 +3,8 @@ and what each conv rewrite contributes (ablation).
 
     python experiments/codegen_quality.py [--model resnet18] [--target npu-edge]
         [--resolution 224] [--no-ablation] [--json OUT.json]
-        [--dma] [--neighbours] [--cores] [--arrays] [--goals [--weight-buffers]]
+        [--dma] [--dma-grid] [--energy] [--neighbours] [--cores] [--arrays]
+        [--goals [--weight-buffers]]
 
 Prints the per-layer gap (cycles / roofline, excess cycles, schedule) sorted by excess, the
 totals, and a table with each rewrite turned off. Timing-only simulation: it gives the same
@@ -12,6 +13,12 @@ cycles as the functional run (npusim guarantees it) in a fraction of the time.
 The knob sweeps (each instead of the per-layer table; several may be given):
   --dma         cycles at 1/2/4/8 DMA engines of --target, per --models (more engines must
                 never be slower; issue 11 allows 0.5%)
+  --dma-grid    cycles at 1/2/3/4/8 DMA engines of the cost model's own programs (no neighbour
+                search) over DMA_GRID: small models at low resolutions on npu-edge, its 32x32
+                array at -dram-bw=32 and its 8x8 array; marks each rise
+  --energy      energy, cycles and DRAM bytes of --model at -dram-bw=8/16/32/64 on npu-edge's
+                8x8 and 16x16 arrays (cost-model programs; more bandwidth must not cost energy
+                for a near-tie of cycles)
   --neighbours  the pair sweep: the program compiled for a Target A run on A against the one
                 compiled for a neighbour B (one step of -dram-bw, -dma-engines, a buffer size)
                 by B's cost model run on A; a buffer neighbour's program is A's code with B's
@@ -130,6 +137,50 @@ def print_dma(args, out: dict) -> None:
               f"   more engines at most {worst - 1:+.2%}")
 
 
+ENGINES = (1, 2, 3, 4, 8)
+# (model, resolution, Target) of --dma-grid; resolution None: the model's own
+DMA_GRID = [(m, r, t) for t in ("npu-edge", "npu-edge -array=32x32 -dram-bw=32",
+                                "npu-edge -array=8x8")
+            for m, r in (("small_cnn", None), ("resnet18", 32), ("mobilenetv2", 32),
+                         ("resnet18", 64), ("mobilenetv2", 64), ("resnet50", 64))]
+
+
+def engine_sweep(model: str, resolution, target: str, engines=ENGINES) -> list:
+    """Cycles of the cost model's program (evaluate=None: no neighbour search) per engine
+    count: what the compiler's choices alone make of more DMA engines."""
+    base = Target.create(target)
+    return [cycles(model, with_opts(base, dma_engines=e), resolution, evaluate=None)
+            for e in engines]
+
+
+def print_dma_grid(args, out: dict) -> None:
+    print(f"\n{'target':<34} {'model':<12} {'res':>4} " +
+          " ".join(f"{e:>9}" for e in ENGINES) + "  worst step")
+    out["dma_grid"] = []
+    for model, res, target in DMA_GRID:
+        row = engine_sweep(model, res, target)
+        worst = max(b / a for a, b in zip(row, row[1:])) - 1
+        print(f"{target:<34} {model:<12} {res or '-':>4} " + " ".join(f"{c:>9,}" for c in row)
+              + f"  {worst:+.3%}" + ("  rises" if worst > 0 else ""))
+        out["dma_grid"].append({"model": model, "resolution": res, "target": target,
+                                "cycles": row})
+
+
+def print_energy(args, out: dict) -> None:
+    print(f"\n{args.model} at {args.resolution}: array, -dram-bw, cycles, energy, DRAM bytes")
+    out["energy"] = []
+    for arr in ("8x8", "16x16"):
+        for bw in (8, 16, 32, 64):
+            target = f"npu-edge -array={arr} -dram-bw={bw}"
+            c = flow.compile(args.model, target, resolution=args.resolution, num_calib=1,
+                             evaluate=None)
+            s = flow.simulate(c, timing_only=True).to_json()
+            print(f"{arr:>6} {bw:>4} {s['cycles']:>12,} {s['energy_pj'] / 1e9:>8.2f} mJ "
+                  f"{s['dram_bytes'] / 1e6:>7.2f} MB")
+            out["energy"].append({"array": arr, "dram_bw": bw, "cycles": s["cycles"],
+                                  "energy_pj": s["energy_pj"], "dram_bytes": s["dram_bytes"]})
+
+
 def print_neighbours(args, out: dict) -> None:
     print(f"\n{'model':<10} {'A':<34} {'knob':<12} {'A on A':>9} {'B on A':>9}  ratio")
     rows = []
@@ -216,6 +267,10 @@ def main(argv=None) -> int:
     ap.add_argument("--dma", action="store_true", help="1/2/4/8 DMA engines per model")
     ap.add_argument("--models", nargs="+", default=["resnet18", "resnet50", "mobilenetv2"],
                     help="the models of --dma")
+    ap.add_argument("--dma-grid", action="store_true",
+                    help="1/2/3/4/8 DMA engines over a grid of small models and Targets")
+    ap.add_argument("--energy", action="store_true",
+                    help="energy vs -dram-bw on the 8x8 and 16x16 arrays for --model")
     ap.add_argument("--neighbours", action="store_true", help="the neighbour-target pairs")
     ap.add_argument("--cores", action="store_true", help="1/2/4/8 cores on --model")
     ap.add_argument("--arrays", action="store_true", help="16x16 against 32x32 on --model")
@@ -225,7 +280,9 @@ def main(argv=None) -> int:
                     help="with --goals: each goal's Target also with the other weight-bank "
                          "count (-weight-buffers=1 on the tags, which have two)")
     args = ap.parse_args(argv)
-    sweeps = [f for flag, f in ((args.dma, print_dma), (args.neighbours, print_neighbours),
+    sweeps = [f for flag, f in ((args.dma, print_dma), (args.dma_grid, print_dma_grid),
+                                (args.energy, print_energy),
+                                (args.neighbours, print_neighbours),
                                 (args.cores, print_cores), (args.arrays, print_arrays),
                                 (args.goals, print_goals)) if flag]
     if sweeps:

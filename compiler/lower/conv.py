@@ -16,6 +16,7 @@ from .geometry import ConvGeom, block_weights
 ORDERS = ("sjq", "sqj", "jsq")  # loop nest, outer to inner: s = row tile, j = cout, q = cin
 SYNC_CYCLES = 8   # waits, signal and cfgs a conv costs the matrix unit
 TOLERANCE = 0.01  # estimated-cycle slack traded for fewer instructions
+FRUGAL = 0.5      # DRAM bytes a near-tie must at most move to win on them (pick)
 
 
 @dataclass(frozen=True)
@@ -427,7 +428,12 @@ def _choose(geom: ConvGeom, epi: Epilogue, hw: Hw, name: str,
 
 
 def pick(cands: list):
-    """Fewest instructions among the schedules within TOLERANCE of the cheapest."""
+    """Among the schedules within TOLERANCE of the cheapest, the one with the fewest
+    instructions, unless one of them moves at most FRUGAL times its DRAM bytes: then the
+    one moving the fewest."""
     low = min(s.est["cycles"] for s in cands)
     near = [s for s in cands if s.est["cycles"] <= low * (1 + TOLERANCE)]
-    return min(near, key=lambda s: (s.est["instructions"], s.est["cycles"]))
+    few = min(near, key=lambda s: (s.est["instructions"], s.est["cycles"]))
+    frugal = min(near, key=lambda s: (s.est["dram_bytes"], s.est["instructions"],
+                                      s.est["cycles"]))
+    return frugal if frugal.est["dram_bytes"] <= FRUGAL * few.est["dram_bytes"] else few
