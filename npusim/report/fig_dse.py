@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -204,7 +205,13 @@ def sensitivity(df: pd.DataFrame, attributes: list, objectives: list, *,
             ax = axes[r][c]
             d = ok[[a, o]].dropna()
             numeric = pd.api.types.is_numeric_dtype(d[a]) and not pd.api.types.is_bool_dtype(d[a])
-            xs = d[a] if numeric else d[a].astype(str)
+            if numeric:
+                xs = d[a]
+            else:  # categories at positions in natural order (8x8 before 16x16), so the
+                # median line and the points share one x order
+                labels = sorted(d[a].astype(str).unique(), key=_natural_key)
+                xs = d[a].astype(str).map({v: i for i, v in enumerate(labels)})
+                ax.set_xticks(range(len(labels)), labels)
             ax.scatter(xs, d[o], s=18, alpha=0.6, color=style.CAUSE_COLORS["compute"])
             med = d.assign(_x=xs).groupby("_x", sort=True)[o].median()
             ax.plot(med.index, med.to_numpy(), color=style.BAD, lw=1.5, marker="o", ms=4,
@@ -218,6 +225,11 @@ def sensitivity(df: pd.DataFrame, attributes: list, objectives: list, *,
     fig.suptitle(f"{title} ({len(ok)} ok trials)")
     style.finish(fig)
     return fig
+
+
+def _natural_key(text: str) -> list:
+    """'16x16' -> ['', 16, 'x', 16, '']: digit runs compare as numbers."""
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text)]
 
 
 def _ok(df: pd.DataFrame) -> pd.Series:

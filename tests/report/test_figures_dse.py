@@ -83,6 +83,18 @@ def test_sensitivity_has_a_panel_per_objective_and_attribute(study, tmp_path):
     valid_svg_png(fig, tmp_path)
 
 
+def test_sensitivity_orders_categories_naturally_under_their_median_line(tmp_path):
+    # string categories appear as 16x16, 8x8, 32x32: the axis reads 8x8, 16x16, 32x32 and the
+    # median line joins them in that order (it once sorted them as strings, a zigzag)
+    df = pd.DataFrame({"status": "ok", "array": ["16x16", "8x8", "32x32", "8x8"],
+                       "cycles": [40.0, 100.0, 10.0, 120.0]})
+    ax = report.sensitivity(df, ["array"], ["cycles"]).axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["8x8", "16x16", "32x32"]
+    xs, ys = ax.lines[0].get_data()
+    assert list(xs) == [0, 1, 2] and list(ys) == [110.0, 40.0, 10.0]
+    assert sorted(ax.collections[0].get_offsets()[:, 0].tolist()) == [0, 0, 1, 2]
+
+
 def test_axis_labels_carry_units():
     assert fig_dse._label("energy_pj[resnet18]") == "energy_pj[resnet18] (pJ)"
     assert fig_dse._label("latency_ms") == "latency_ms (ms)"
