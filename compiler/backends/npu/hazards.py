@@ -110,6 +110,13 @@ class Tracker:
     def add(self, op) -> None:
         op.id = len(self.ops)
         deps: set = set()
+        self._access(op, deps)
+        deps.discard(op.id)
+        op.deps = sorted(deps)
+        self.ops.append(op)
+
+    def _access(self, op, deps: set) -> None:
+        """Record op's reads and writes (under op.id); the ops they follow go into deps."""
         maps = self.maps
         ro_space, ro_lo = self.ro_space, self.ro_lo
         for space, lo, hi in op.reads:
@@ -128,10 +135,11 @@ class Tracker:
             if m is None:
                 m = maps[space] = IntervalMap()
             m.access(lo, hi, op.id, True, deps)
-        deps.discard(op.id)
-        op.deps = sorted(deps)
-        self.ops.append(op)
 
-    def fence(self) -> None:
-        """Forget history: a barrier orders everything before it."""
+    def fence(self, keep: list = ()) -> None:
+        """Forget history: a barrier orders everything before it; `keep`: ops after the
+        barrier already added (a layer generated before its barrier was placed, hoist.py),
+        whose accesses the ops after them must still be ordered against."""
         self.maps = {}
+        for op in keep:  # the same accesses again, into the empty maps (deps discarded)
+            self._access(op, set())
