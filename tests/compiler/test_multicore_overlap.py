@@ -1,10 +1,12 @@
 """Split over cores: a layer's first constant loads run before the gbarrier ahead of it, in the
-tail of the layer before (compiler/backends/npu/hoist.py); a conv may run on fewer cores where
-the cost model says that is clearly faster; and more cores are never slower."""
+tail of the layer before (compiler/backends/npu/hoist.py); the gbarrier is left out where no
+core touches DRAM another core touched since the last one (crosscore.py); a conv may run on
+fewer cores where the cost model says that is clearly faster; more cores are never slower."""
 
 import pytest
 
 import compiler.backends.npu.codegen as codegen
+from compiler.backends.npu.crosscore import Footprint, barrier_needed
 from compiler.backends.npu.hoist import constant_load, split_head
 from compiler.backends.npu.ops import Op
 from compiler.lower.conv_lowering import core_counts
@@ -46,15 +48,46 @@ def test_only_constant_loads_ahead_of_the_first_compute_op_are_hoisted():
     assert weights.deps == [0, 1]  # after the layer before's last load on every DMA unit
 
 
-def test_hoisted_loads_shorten_a_multicore_run_and_stay_bit_exact(monkeypatch):
+def test_hoisting_and_left_out_barriers_shorten_a_multicore_run_bit_exact(monkeypatch):
     c = compiled()
-    result = flow.simulate(c, seed=0)
+    result = flow.simulate(c, seed=0)  # functional: the race check is on
     check = flow.verify(c, result)
-    assert check.verified and check.bit_exact
+    assert check.verified and check.bit_exact and not result.sim.races
+    monkeypatch.setattr(codegen, "barrier_needed", lambda since, new: True)
+    hoisted = flow.simulate(compiled(), timing_only=True).cycles
     monkeypatch.setattr(codegen, "split_head", lambda ops, before, const: ([], ops))
-    plain = flow.simulate(compiled(), timing_only=True)
-    assert result.cycles < plain.cycles
-    assert (result.cycles, plain.cycles) == (122_722, 131_708)
+    plain = flow.simulate(compiled(), timing_only=True).cycles
+    assert result.cycles < hoisted < plain
+    assert (result.cycles, hoisted, plain) == (122_419, 122_722, 131_708)
+
+
+def test_a_barrier_is_left_out_only_between_disjoint_channel_blocks():
+    const = 1 << 20
+
+    def span(op_id, lo, rows, stride, width, write):
+        ins = type("Ins", (), {"fields": dict(rows=rows, stride=stride)})()
+        rng = (("dram", lo, lo + (rows - 1) * stride + width),)
+        op = Op("dma2" if write else "dma0", ins, 10, reads=() if write else rng,
+                writes=rng if write else (), nbytes=rows * width)
+        op.id = op_id
+        return op
+
+    def prints(*per_core):
+        out = []
+        for ops in per_core:
+            f = Footprint(const)
+            f.add(ops)
+            out.append(f)
+        return out
+
+    # a 7x7x128 tensor (stride 128 B): core 0 wrote channels 0-63, core 1 channels 64-127
+    since = prints([span(0, 0, 49, 128, 64, True)], [span(1, 64, 49, 128, 64, True)])
+    assert not barrier_needed(since, prints([span(2, 0, 49, 128, 64, False)],
+                                            [span(3, 64, 49, 128, 32, False)]))
+    assert barrier_needed(since, prints([span(2, 32, 49, 128, 64, False)], []))  # 32-95
+    assert barrier_needed(since, prints([], [span(3, 0, 1, 128, 6272, False)]))  # all of it
+    assert not barrier_needed(since, prints([], [span(3, 6272, 1, 128, 640, True)]))  # after
+    assert not barrier_needed(since, prints([span(2, const, 1, 128, 64, False)], []))
 
 
 def test_a_late_conv_may_take_fewer_cores_and_the_generator_gives_the_rest_none():

@@ -19,6 +19,7 @@ from .dram import DramMap
 from .emit import Emitter
 from .generators import generator_for
 from .hazards import Tracker
+from .crosscore import Footprint, barrier_needed
 from .hoist import split_head
 from .schedule import Stream, schedule
 
@@ -69,8 +70,9 @@ def generate(lowered, sync: str = "auto", progress=None, source: str | None = No
     made: dict = {}            # the Instructions built so far, shared (see Emitter.ins)
     costs: dict = {}           # the cost model's cycles per shape, shared (Emitter.costs)
     # with gbarriers, a layer is generated before the barrier ahead of it is placed, so that
-    # its first constant loads can go before that barrier (hoist.py); one core keeps the
-    # plain barrier between layers
+    # its first constant loads can go before that barrier (hoist.py), and the barrier is left
+    # out where no core's ops of it touch DRAM that another core's ops since the last barrier
+    # touch (crosscore.py); one core keeps the plain barrier between layers
     hoist = sync == "barrier" and cores > 1
     for li, layer in enumerate(lowered.layers):
         new = [[] for _ in range(cores)]
@@ -82,7 +84,18 @@ def generate(lowered, sync: str = "auto", progress=None, source: str | None = No
             generator_for(layer).gen(em, layer, items, dram, lowered, f"L{li}")
             new[c] = em.ops
         if hoist and li > 0:
-            _barrier(li - 1, pending, new, streams, trackers, dram.const_base, hoist)
+            prints = [Footprint(dram.const_base) for _ in range(cores)]
+            for c in range(cores):
+                prints[c].add(new[c])
+            if barrier_needed(since, prints):
+                _barrier(li - 1, pending, new, streams, trackers, dram.const_base, hoist)
+                since = [Footprint(dram.const_base) for _ in range(cores)]
+            for c in range(cores):
+                since[c].add(new[c])
+        elif hoist:
+            since = [Footprint(dram.const_base) for _ in range(cores)]
+            for c in range(cores):
+                since[c].add(new[c])
         for c in range(cores):
             pending[c] += new[c]
         if sync == "barrier" and not hoist:
