@@ -15,7 +15,7 @@ from compiler.lower.geometry import ConvGeom
 from isa.target import Target
 from npusim import flow
 
-SMALL = ("mobilenetv2", "npu-server", 32)  # 131,708 cycles without the hoisting
+SMALL = ("mobilenetv2", "npu-server", 32)  # 131,320 cycles without hoisting or left-out barriers
 
 
 def compiled(model=SMALL[0], target=SMALL[1], resolution=SMALL[2]):
@@ -58,7 +58,7 @@ def test_hoisting_and_left_out_barriers_shorten_a_multicore_run_bit_exact(monkey
     monkeypatch.setattr(codegen, "split_head", lambda ops, before, const: ([], ops))
     plain = flow.simulate(compiled(), timing_only=True).cycles
     assert result.cycles < hoisted < plain
-    assert (result.cycles, hoisted, plain) == (122_419, 122_722, 131_708)
+    assert (result.cycles, hoisted, plain) == (122_031, 122_334, 131_320)
 
 
 def test_a_barrier_is_left_out_only_between_disjoint_channel_blocks():
@@ -92,7 +92,7 @@ def test_a_barrier_is_left_out_only_between_disjoint_channel_blocks():
 
 def test_a_late_conv_may_take_fewer_cores_and_the_generator_gives_the_rest_none():
     hw = Hw.from_target(Target.create("npu-server"))
-    assert core_counts(hw, ConvGeom(1, 7, 7, 960, 160, 1, 1)) == [4, 3, 2, 1]
+    assert core_counts(hw, ConvGeom(1, 7, 7, 960, 160, 1, 1)) == [4, 2, 1]
     assert core_counts(hw, ConvGeom(1, 1, 1, 64, 32, 1, 1)) == [4, 1]  # one block, one row
     assert core_counts(Hw.from_target(Target.create("npu-edge")),
                        ConvGeom(1, 7, 7, 960, 160, 1, 1)) == [1]

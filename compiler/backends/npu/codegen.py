@@ -121,7 +121,7 @@ def _barrier(li: int, pending: list, new: list, streams: list, trackers: list,
         hoisted, rest = split_head(new[c], pending[c], const_base) if hoist else ([], new[c])
         schedule(pending[c] + hoisted, streams[c])
         pending[c] = []
-        trackers[c].fence(keep=rest)
+        trackers[c].fence(keep_from=new[c][0].id if new[c] else None)
         new[c][:] = rest
         streams[c].entries.append(
             ("ins", make_instruction("gbarrier", id=li % 256) if cores > 1
