@@ -15,11 +15,11 @@ from isa.spec import load_spec
 
 from ...errors import CompilerError
 from ...lower.conv import ConvLayer
+from .crosscore import Footprint, barrier_needed
 from .dram import DramMap
 from .emit import Emitter
 from .generators import generator_for
 from .hazards import Tracker
-from .crosscore import Footprint, barrier_needed
 from .hoist import split_head
 from .schedule import Stream, schedule
 
@@ -83,19 +83,17 @@ def generate(lowered, sync: str = "auto", progress=None, source: str | None = No
             em = Emitter(hw, trackers[c], li, layer.name, made, costs)
             generator_for(layer).gen(em, layer, items, dram, lowered, f"L{li}")
             new[c] = em.ops
-        if hoist and li > 0:
+        if hoist:  # since[c]: what core c's ops touched in DRAM since the last barrier
             prints = [Footprint(dram.const_base) for _ in range(cores)]
             for c in range(cores):
                 prints[c].add(new[c])
-            if barrier_needed(since, prints):
-                _barrier(li - 1, pending, new, streams, trackers, dram.const_base, hoist)
-                since = [Footprint(dram.const_base) for _ in range(cores)]
-            for c in range(cores):
-                since[c].add(new[c])
-        elif hoist:
-            since = [Footprint(dram.const_base) for _ in range(cores)]
-            for c in range(cores):
-                since[c].add(new[c])
+            if li > 0 and not barrier_needed(since, prints):
+                for c in range(cores):
+                    since[c].add(new[c])
+            else:
+                if li > 0:
+                    _barrier(li - 1, pending, new, streams, trackers, dram.const_base, True)
+                since = prints  # (the hoisted loads touch constants only)
         for c in range(cores):
             pending[c] += new[c]
         if sync == "barrier" and not hoist:
