@@ -79,6 +79,7 @@ class ConvLayer:
     useful_macs: int | None = None   # the model's MACs when a rewrite adds zero weights
     sub: tuple | None = None         # (h, w, sh, sw) of the input when loads subsample it
     by_rows: bool | None = None      # split over cores by rows (None: split_rows decides)
+    cores: int | None = None         # the cores it is split over (None: all the Target's)
 
     @property
     def inputs(self) -> list:

@@ -21,6 +21,7 @@ from .im2col import Im2colCopyLayer, im2col, make_im2col_copy, with_im2col_copy
 from .tconv import TConvLayer, applies, choose_tconv, live_columns, live_passes
 
 SWAP_MARGIN = 0.9
+FEWER_CORES_MARGIN = 0.8  # a conv on fewer cores than the Target's: its estimate must be 10% less
 STACK_MARGIN = 0.98  # the stacked form's estimate is close (545.6k, simulated 537.7k on layer3.0.2)
 
 
@@ -168,22 +169,46 @@ def kernel_fits(geom: ConvGeom) -> bool:
     return max(geom.kh, geom.kw) <= FIELD_MAX["conv_kernel"]
 
 
-def per_core(lw, geom: ConvGeom, rows: bool = True, by_rows: bool | None = None) -> ConvGeom:
-    """The share of one core, which sizes the tiles when layers are split over cores
-    (by output rows or output-channel blocks: `by_rows`, else conv.split_rows)."""
-    cores = lw.hw.num_cores
+def per_core(lw, geom: ConvGeom, rows: bool = True, by_rows: bool | None = None,
+             cores: int | None = None) -> ConvGeom:
+    """The share of one core, which sizes the tiles when layers are split over `cores` (all
+    the Target's by default), by output rows or output-channel blocks (`by_rows`, else
+    conv.split_rows); a depthwise conv's share is its blocks' channels."""
+    cores = lw.hw.num_cores if cores is None else cores
     if cores == 1:
         return geom
     blocks = -(-geom.cout // lw.hw.cols)
     if by_rows is None:
         by_rows = split_rows(geom, cores, lw.hw.cols)
-    if not rows or geom.groups > 1 or not by_rows:
+    if geom.groups > 1 and not (geom.groups == geom.cin == geom.cout and by_rows and rows):
+        if geom.groups == geom.cin == geom.cout and rows:  # depthwise by blocks: its channels
+            c = min(geom.cout, -(-blocks // cores) * lw.hw.cols)
+            return replace(geom, cin=c, cout=c, groups=c)
+        return geom
+    if not rows or not by_rows:
         cout = -(-blocks // cores) * lw.hw.cols if blocks >= cores else geom.cout
-        return replace(geom, cout=min(cout, geom.cout), groups=1) if geom.groups == 1 \
-            else geom
+        return replace(geom, cout=min(cout, geom.cout))
     oh = -(-geom.oh // cores)
     h = min(geom.h, (oh - 1) * geom.sh + (geom.kh - 1) * geom.dh + 1)
     return replace(geom, h=h, pads=(geom.pads[0], geom.pads[1], 0, geom.pads[3]))
+
+
+def core_counts(hw, geom: ConvGeom) -> list:
+    """The numbers of cores a conv may be split over, most first: all of them, and halves of
+    that down to one (each costed once more for every conv: halving keeps npu-server's
+    ResNet-50 back half at +0.2 s, where every count cost +0.35 s) where that leaves no core
+    without work and may move fewer DRAM bytes (each core of a block split loads the whole
+    input; of a row split, all the weights); the cost model prices each with that many cores
+    on the shared port."""
+    if hw.num_cores == 1:
+        return [1]
+    most = max(-(-geom.cout // hw.cols), geom.oh)
+    counts, k = [hw.num_cores], hw.num_cores // 2
+    while k >= 1:
+        if k <= most:
+            counts.append(k)
+        k //= 2
+    return counts
 
 
 def plain_or_swapped(lw, n: Node, x_in: str, geom: ConvGeom, w, epi: Epilogue,
@@ -191,19 +216,25 @@ def plain_or_swapped(lw, n: Node, x_in: str, geom: ConvGeom, w, epi: Epilogue,
     """(cycles, [layer]) of the cheaper of the usual and the swapped-roles schedule; split
     over cores, the usual one by rows or by output-channel blocks, whichever the cost model
     says is faster (both are costed with every core's traffic on the shared port)."""
-    cores, splits = lw.hw.num_cores, [None]
-    if cores > 1 and geom.groups == 1 and geom.oh >= cores and \
-            -(-geom.cout // lw.hw.cols) >= cores:
-        splits = [False, True]
     plain = []
-    for by_rows in splits:
-        s = choose_schedule(per_core(lw, geom, by_rows=by_rows), epi, lw.hw, n.name,
-                            table_channels=geom.cout)
-        plain.append((s.est["cycles"], not by_rows, s, by_rows))
-    _, _, sched, by_rows = min(plain, key=lambda p: p[:2])
+    for cores in core_counts(lw.hw, geom):
+        hw = lw.hw if cores == lw.hw.num_cores else replace(lw.hw, num_cores=cores)
+        splits = [None]
+        if cores > 1 and geom.groups == 1 and geom.oh >= cores and \
+                -(-geom.cout // lw.hw.cols) >= cores:
+            splits = [False, True]
+        for by_rows in splits:
+            s = choose_schedule(per_core(lw, geom, by_rows=by_rows, cores=cores), epi, hw,
+                                n.name, table_channels=geom.cout)
+            # fewer cores only for a clear win (the estimates are rough): ties keep all
+            cost = s.est["cycles"] / (1 if cores == lw.hw.num_cores else FEWER_CORES_MARGIN)
+            plain.append((cost, -cores, not by_rows, s, by_rows, cores))
+    _, _, _, sched, by_rows, cores = min(plain, key=lambda p: p[:3])
     best = (sched.est["cycles"], [ConvLayer(n.name, x_in, n.output, geom, w, epi, sched,
                                             note=note, useful_macs=useful, sub=sub,
-                                            by_rows=by_rows)])
+                                            by_rows=by_rows,
+                                            cores=None if cores == lw.hw.num_cores
+                                            else cores)])
     swapped = None
     share = per_core(lw, geom, rows=False) if "swap" in lw.rewrites else None
     if share is not None and applies(share):  # (choose_tconv's None otherwise)

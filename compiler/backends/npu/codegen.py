@@ -15,10 +15,12 @@ from isa.spec import load_spec
 
 from ...errors import CompilerError
 from ...lower.conv import ConvLayer
+from .crosscore import Footprint, barrier_needed
 from .dram import DramMap
 from .emit import Emitter
 from .generators import generator_for
 from .hazards import Tracker
+from .hoist import split_head
 from .schedule import Stream, schedule
 
 
@@ -67,27 +69,61 @@ def generate(lowered, sync: str = "auto", progress=None, source: str | None = No
     pending = [[] for _ in range(cores)]
     made: dict = {}            # the Instructions built so far, shared (see Emitter.ins)
     costs: dict = {}           # the cost model's cycles per shape, shared (Emitter.costs)
+    # with gbarriers, a layer is generated before the barrier ahead of it is placed, so that
+    # its first constant loads can go before that barrier (hoist.py), and the barrier is left
+    # out where no core's ops of it touch DRAM that another core's ops since the last barrier
+    # touch (crosscore.py); one core keeps the plain barrier between layers
+    hoist = sync == "barrier" and cores > 1
     for li, layer in enumerate(lowered.layers):
+        new = [[] for _ in range(cores)]
         for c in range(cores):
             items = work(layer, hw, c, cores)
             if not items:
                 continue
             em = Emitter(hw, trackers[c], li, layer.name, made, costs)
             generator_for(layer).gen(em, layer, items, dram, lowered, f"L{li}")
-            pending[c] += em.ops
-        if sync == "barrier":
+            new[c] = em.ops
+        if hoist:  # since[c]: what core c's ops touched in DRAM since the last barrier
+            prints = [Footprint(dram.const_base) for _ in range(cores)]
             for c in range(cores):
-                schedule(pending[c], streams[c])
-                pending[c] = []
-                trackers[c].fence()
-                streams[c].entries.append(
-                    ("ins", make_instruction("gbarrier", id=li % 256) if cores > 1
-                     else make_instruction("barrier")))
+                prints[c].add(new[c])
+            if li > 0 and not barrier_needed(since, prints):
+                for c in range(cores):
+                    since[c].add(new[c])
+            else:
+                if li > 0:
+                    _barrier(li - 1, pending, new, streams, trackers, dram.const_base, True)
+                since = prints  # (the hoisted loads touch constants only)
+        for c in range(cores):
+            pending[c] += new[c]
+        if sync == "barrier" and not hoist:
+            _barrier(li, pending, [[] for _ in range(cores)], streams, trackers,
+                     dram.const_base, False)
         if progress:
             progress(li)
+    if hoist and lowered.layers:
+        _barrier(len(lowered.layers) - 1, pending, [[] for _ in range(cores)], streams,
+                 trackers, dram.const_base, False)
     for c in range(cores):
         schedule(pending[c], streams[c])
     return CodegenResult(*_program(lowered, streams, dram, source), units)
+
+
+def _barrier(li: int, pending: list, new: list, streams: list, trackers: list,
+             const_base: int, hoist: bool) -> None:
+    """Schedule each core's pending ops of layer li (with the next layer's hoisted constant
+    loads, `new` being that layer's ops, generated already) and place the barrier after
+    them; `new` keeps the rest."""
+    cores = len(streams)
+    for c in range(cores):
+        hoisted, rest = split_head(new[c], pending[c], const_base) if hoist else ([], new[c])
+        schedule(pending[c] + hoisted, streams[c])
+        pending[c] = []
+        trackers[c].fence(keep_from=new[c][0].id if new[c] else None)
+        new[c][:] = rest
+        streams[c].entries.append(
+            ("ins", make_instruction("gbarrier", id=li % 256) if cores > 1
+             else make_instruction("barrier")))
 
 
 def _program(lowered, streams, dram, source) -> tuple:

@@ -13,6 +13,10 @@ from .generators import register_generator, split
 def conv_work(layer, hw, core: int, cores: int) -> list:
     """Output-channel blocks (each core its own weights) or output rows (each core its own
     input rows), as compiler.lower.conv.split_rows chose for the tile sizes."""
+    if layer.cores is not None:  # the lowering chose fewer cores: the others idle
+        if core >= layer.cores:
+            return []
+        cores = layer.cores
     tiles = layer.tiles(hw)
     blocks = sorted({t.c0 for t in tiles})
     by_rows = layer.by_rows if layer.by_rows is not None else \

@@ -153,6 +153,23 @@ class Tracker:
         op.deps = sorted(deps)
         self.ops.append(op)
 
-    def fence(self) -> None:
-        """Forget history: a barrier orders everything before it."""
-        self.maps = {}
+    def fence(self, keep_from: int | None = None) -> None:
+        """Forget history: a barrier orders everything before it. `keep_from`: the id of the
+        first op after the barrier already added (a layer generated before its barrier was
+        placed, hoist.py): the accesses of the ops from it on stay, so that the ops after
+        them are still ordered against them; the earlier ones' are dropped."""
+        if keep_from is None or keep_from >= len(self.ops):
+            self.maps = {}
+            return
+        for space, m in list(self.maps.items()):
+            kept = []
+            for lo, hi, w, rs in m.segs:
+                if w is not None and w < keep_from:
+                    w = None
+                rs = [r for r in rs if r >= keep_from]
+                if w is not None or rs:
+                    kept.append([lo, hi, w, rs])
+            if kept:
+                m.segs, m.starts = kept, [seg[0] for seg in kept]
+            else:
+                del self.maps[space]
