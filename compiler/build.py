@@ -91,12 +91,8 @@ def build_quantized(model, calib_inputs=None, *, num_calib: int = 8, seed: int =
     @collector_paused()
     def compute() -> QuantizedModule:
         graph = load_model(model, deferred=True, **model_kwargs)
-        if target is not None:  # for the NPU: refuse from shapes what no tiling fits, first
-            from .shape_limits import check_dram_fit, check_shape_limits
-            check_shape_limits(graph)
-            capacity = getattr(target.derived, "dram_bytes", None)
-            if capacity is not None:
-                check_dram_fit(graph, capacity)
+        if target is not None:  # refused before calibration, which would take long
+            _check_fits(graph, target)
         ctx = PassContext(calib_inputs=calib_inputs, num_calib=num_calib, seed=seed)
         q = pm.run(graph, ctx)
         if "host" not in q.meta:
@@ -116,8 +112,20 @@ def build_quantized(model, calib_inputs=None, *, num_calib: int = 8, seed: int =
                     restored=None if source is None else
                     (lambda m: dataclasses.replace(m, float_graph=source)))
     _stamp_source(module.float_graph, model)
+    if target is not None and module.float_graph is not None:
+        # a cached front half skipped the check: the same refusal either way (shapes only)
+        _check_fits(module.float_graph, target)
     # the front half never reads the Target (dtype aside, checked above): one entry serves all
     return dataclasses.replace(module, target=target)
+
+
+def _check_fits(graph, target) -> None:
+    """For the NPU: refuse from shapes what no tiling or DRAM image can hold."""
+    from .shape_limits import check_dram_fit, check_shape_limits
+    check_shape_limits(graph)
+    capacity = getattr(target.derived, "dram_bytes", None)
+    if capacity is not None:
+        check_dram_fit(graph, capacity)
 
 
 def default_pipeline(model) -> str:

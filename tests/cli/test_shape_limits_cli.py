@@ -164,6 +164,19 @@ def test_a_model_whose_weights_cannot_fit_the_dram_is_refused_before_calibrating
         "1,048,576; use a Target with larger dram-mb (or a smaller input)\n")
 
 
+def test_a_cached_front_half_is_refused_alike(tmp_path, monkeypatch):
+    """The check runs before calibration; a front half already in the cache (compiled for
+    another Target) skips calibration, and must still give the same refusal, not the
+    memory image's later one (the golden program_hashes entries depend on it)."""
+    from compiler.shape_limits import ShapeLimitError
+    from npusim import flow
+    monkeypatch.setenv("NPUSIM_CACHE_DIR", str(tmp_path / "cache"))
+    flow.compile("resnet18", "npu-edge", resolution=32, evaluate=None)  # fills the cache
+    with pytest.raises(ShapeLimitError, match=r"needs at least 11,681,984 bytes of DRAM "
+                       r"\(11,678,912 of int8 conv/dense weights"):
+        flow.compile("resnet18", "npu-tiny", resolution=32)
+
+
 @pytest.mark.parametrize("model", ["small_cnn", "mobilenetv2"])
 def test_the_dram_bound_is_below_what_the_compiled_image_holds(model, monkeypatch):
     """The bound never refuses what fits: the compiled image (activations + constants) of a
