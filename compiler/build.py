@@ -15,6 +15,7 @@ from .errors import CompilerError
 from .ir.graph import Graph
 from .module import QuantizedModule
 from .passes import PassContext, PassManager
+from .shape_limits import check_npu_fit, npu_fit
 
 DEFAULT_PIPELINE = ("simplify, fold-constants, fold-bn, convert-layout, calibrate, fuse, "
                     "quantize, plan-memory")
@@ -91,12 +92,14 @@ def build_quantized(model, calib_inputs=None, *, num_calib: int = 8, seed: int =
     @collector_paused()
     def compute() -> QuantizedModule:
         graph = load_model(model, deferred=True, **model_kwargs)
+        fit = npu_fit(graph)
         if target is not None:  # refused before calibration, which would take long
-            _check_fits(graph, target)
+            check_npu_fit(fit, getattr(target.derived, "dram_bytes", None))
         ctx = PassContext(calib_inputs=calib_inputs, num_calib=num_calib, seed=seed)
         q = pm.run(graph, ctx)
         if "host" not in q.meta:
             raise CompilerError(f"pipeline '{pm}' does not quantize; include 'quantize'")
+        q.meta["npu_fit"] = fit
         if "memory_plan" not in q.meta:
             from .passes.memory_plan import plan_memory
             q.meta["memory_plan"] = plan_memory(q)
@@ -112,20 +115,10 @@ def build_quantized(model, calib_inputs=None, *, num_calib: int = 8, seed: int =
                     restored=None if source is None else
                     (lambda m: dataclasses.replace(m, float_graph=source)))
     _stamp_source(module.float_graph, model)
-    if target is not None and module.float_graph is not None:
-        # a cached front half skipped the check: the same refusal either way (shapes only)
-        _check_fits(module.float_graph, target)
+    if target is not None:  # a cached front half skipped the check: refused alike
+        check_npu_fit(module.graph.meta["npu_fit"], getattr(target.derived, "dram_bytes", None))
     # the front half never reads the Target (dtype aside, checked above): one entry serves all
     return dataclasses.replace(module, target=target)
-
-
-def _check_fits(graph, target) -> None:
-    """For the NPU: refuse from shapes what no tiling or DRAM image can hold."""
-    from .shape_limits import check_dram_fit, check_shape_limits
-    check_shape_limits(graph)
-    capacity = getattr(target.derived, "dram_bytes", None)
-    if capacity is not None:
-        check_dram_fit(graph, capacity)
 
 
 def default_pipeline(model) -> str:

@@ -1,7 +1,7 @@
 """The ISA's instruction-field limits a model's shapes must fit on the NPU, checked from the
 float graph's shapes alone, before calibration spends its minutes and gigabytes on a model
 that no tiling can run (lowering would refuse it, after all that, for the same field); and a
-lower bound of the DRAM an int8 model needs (check_dram_fit), against the Target's."""
+lower bound of the DRAM an int8 model needs, against the Target's (check_npu_fit)."""
 
 from __future__ import annotations
 
@@ -96,12 +96,26 @@ def _kernel(g: Graph, n) -> tuple:
     return kh, kw
 
 
-def check_dram_fit(g: Graph, capacity: int) -> None:
-    """Refuse an int8 model whose DRAM image cannot fit `capacity` bytes, from shapes alone
-    (dram_lower_bound), before calibrating it (ResNet-18 at 1000x1000 on npu-tiny: 104 s and
-    1.5 GB, then the memory image refused it)."""
-    w_bytes, a_bytes = dram_lower_bound(g)
-    if w_bytes + a_bytes > capacity:
+def npu_fit(g: Graph) -> tuple:
+    """(the shape-limit refusal's message or None, dram_lower_bound(g)): what check_npu_fit
+    needs, from the float graph's shapes; a cached front half keeps it (its meta['npu_fit']),
+    so that a cache hit is refused exactly as a fresh compile is."""
+    try:
+        check_shape_limits(g)
+        refusal = None
+    except ShapeLimitError as e:
+        refusal = str(e)
+    return refusal, dram_lower_bound(g)
+
+
+def check_npu_fit(fit: tuple, capacity: int | None) -> None:
+    """Refuse, before calibrating, a model whose shapes no tiling fits (check_shape_limits) or
+    whose int8 DRAM image cannot fit `capacity` bytes (ResNet-18 at 1000x1000 on npu-tiny:
+    104 s and 1.5 GB of calibration, then the memory image refused it)."""
+    refusal, (w_bytes, a_bytes) = fit
+    if refusal is not None:
+        raise ShapeLimitError(refusal)
+    if capacity is not None and w_bytes + a_bytes > capacity:
         raise ShapeLimitError(
             f"the model needs at least {w_bytes + a_bytes:,} bytes of DRAM ({w_bytes:,} of "
             f"int8 conv/dense weights, {a_bytes:,} of its inputs or outputs), more than the "

@@ -175,6 +175,12 @@ def test_a_cached_front_half_is_refused_alike(tmp_path, monkeypatch):
     with pytest.raises(ShapeLimitError, match=r"needs at least 11,681,984 bytes of DRAM "
                        r"\(11,678,912 of int8 conv/dense weights"):
         flow.compile("resnet18", "npu-tiny", resolution=32)
+    # quantized for no Target first (as the C backend does): the NPU's field limits still hold
+    from compiler.build import build_quantized
+    wide = str(conv_onnx(tmp_path / "w1024.onnx", (1, 3, 4, 1024)))
+    build_quantized(wide, num_calib=1)
+    with pytest.raises(ShapeLimitError, match="needed: in_w = 1024"):
+        flow.compile(wide, "npu-edge", num_calib=1)
 
 
 @pytest.mark.parametrize("model", ["small_cnn", "mobilenetv2"])
