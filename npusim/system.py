@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 
 from npusim.blas import single_threaded
@@ -47,6 +48,9 @@ class System:
                 gc.enable()
         if races != "off":
             self.races = RaceDetector(self, races)
+            for core in self.cores:
+                for sem, box in enumerate(core.semaphores):
+                    box.on_grant = functools.partial(self.races.wait, sem=sem)
 
     # ---- global barrier ----------------------------------------------------------------------
 

@@ -143,7 +143,7 @@ class Unit:
         core_index, name = core.index, self.name
         items = queue.items
         memo, reg_writes = self.memo, state.reg_writes
-        fuse_waits = self.FUSE_WAITS and races is None
+        fuse_waits = self.FUSE_WAITS
         while True:
             if items and queue.putter is None:  # queue.get(), inline: the common case
                 entry = items.popleft()
@@ -173,12 +173,12 @@ class Unit:
                     box = semaphores[sem]
                     if box.level >= box.capacity:
                         raise _overflow(sem, box)
+                    if races is not None:  # before the put: a waiter it serves takes it
+                        races.signal(self, sem)
                     if box.waiters:
                         box.put()
                     else:  # box.put(), inline
                         box.level += 1
-                    if races is not None:
-                        races.signal(self, sem)
                 elif kind is WAIT:
                     sem, cycles = arg
                     if sem is None:
@@ -200,11 +200,9 @@ class Unit:
                     else:
                         self.waiting = f"wait sem={sem} (value 0)"
                         self.blocked = cycles
-                        yield box.get(0, self)
+                        yield box.get(0, self)  # the race detector saw it in the put
                         token = env._now - start
                         counters["stall_token"] += token
-                        if races is not None:  # it learns of the signal in the put's cycle
-                            races.wait(self, sem)
                         yield timeout(cycles)
                 elif kind is PLAIN:  # Unit.execute of a plain instruction, without its generator
                     known = memo.get(id(instr)) if memo is not None else None
@@ -270,9 +268,9 @@ class Unit:
         box = self.core.semaphores[sem]
         if box.level >= box.capacity:
             raise _overflow(sem, box)
-        box.put()
-        if self.core.system.races is not None:
+        if self.core.system.races is not None:  # before the put: a waiter it serves takes it
             self.core.system.races.signal(self, sem)
+        box.put()
         return None, 0, 0
 
     def wait(self, instr):

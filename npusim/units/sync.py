@@ -102,6 +102,11 @@ class Semaphore:
         self.capacity = capacity
         self.level = 0
         self.waiters: deque = deque()  # (event, delay, unit or None), oldest first
+        # on_grant(unit), when set (the race detector): called as a put serves a waiting
+        # unit, in the put's cycle, so the wait is ordered after the signal without a
+        # wake-up of its own (which would reorder the cycle's events: timing-only and
+        # race-checked runs take the same events)
+        self.on_grant = None
 
     def put(self) -> None:
         if self.waiters:  # the oldest waiter takes it now
@@ -109,6 +114,8 @@ class Semaphore:
             if unit is not None:
                 unit.waiting = None
                 unit.blocked = 0
+                if self.on_grant is not None:
+                    self.on_grant(unit)
             if delay:
                 succeed_later(ev, self.env._now, delay)
             else:
