@@ -2,20 +2,9 @@
 neighbour search: exact timing-only cycles), and more DRAM bandwidth does not buy a near-tie
 of cycles with much more DRAM traffic (energy)."""
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def quality():
-    spec = importlib.util.spec_from_file_location("codegen_quality",
-                                                  ROOT / "experiments" / "codegen_quality.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from experiments import codegen_quality
 
 
 @pytest.mark.parametrize("model, resolution, target", [
@@ -30,7 +19,7 @@ def quality():
 ])
 def test_more_dma_engines_never_slower(model, resolution, target):
     engines = (1, 2, 3, 4, 8) if model == "small_cnn" else (1, 2, 3, 4)
-    row = quality().engine_sweep(model, resolution, target, engines)
+    row = codegen_quality.engine_sweep(model, resolution, target, engines)
     rises = [(a, b, x, y) for (a, x), (b, y) in zip(zip(engines, row),
                                                     zip(engines[1:], row[1:])) if y > x]
     assert not rises, f"{model} on {target}: " + "; ".join(
@@ -42,7 +31,7 @@ def test_resnet50_stem_keeps_its_form_with_more_engines():
     at 2 (then 0.21%: the 7x7/2 stem flipped to the strided fold at 3 engines, 2.5k cycles
     slower simulated). Kept form: 4 engines no slower than 2; 3 -> 4 still +0.08% (the
     residuals' own channel, same tiles: not asserted)."""
-    two, four = quality().engine_sweep("resnet50", 64, "npu-edge -array=32x32 -dram-bw=32",
+    two, four = codegen_quality.engine_sweep("resnet50", 64, "npu-edge -array=32x32 -dram-bw=32",
                                        (2, 4))
     assert four <= two, f"4 engines {four:,} cycles, 2 engines {two:,}"
 

@@ -2,26 +2,15 @@
 compiled for a neighbouring Target (one step of -dram-bw, -dma-engines, a buffer size) run
 on it, on small_cnn, mlp and resnet18 at 32x32 (timing-only cycles, exact: no tolerance)."""
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def quality():
-    spec = importlib.util.spec_from_file_location("codegen_quality",
-                                                  ROOT / "experiments" / "codegen_quality.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from experiments import codegen_quality
 
 
 @pytest.mark.parametrize("model, resolution", [("small_cnn", None), ("mlp", None),
                                                ("resnet18", 32)])
 def test_never_slower_than_a_neighbours_program(model, resolution):
-    q = quality()
+    q = codegen_quality
     rows = q.pair_sweep(model, q.SWEEP_BASES, resolution)
     assert {r["knob"] for r in rows} >= {"dram-bw", "dma-engines", "ibuf-kb", "wbuf-kb",
                                          "abuf-kb", "obuf-kb"}
@@ -32,7 +21,7 @@ def test_never_slower_than_a_neighbours_program(model, resolution):
 
 def test_the_dram_bw_1_blind_spot_is_gone():
     """small_cnn compiled for -dram-bw=1 took 330,982 cycles, the npu-edge binary 252,388."""
-    q = quality()
+    q = codegen_quality
     from isa.target import Target
     slow = Target("npu-edge", dram_bw=1)
     own = q.cycles("small_cnn", slow)
@@ -79,7 +68,7 @@ def test_more_dma_engines_are_never_slower_on_mobilenetv2():
     instructions: above the neighbour search's cap, so only the cost model protects it) took
     2,956,353 cycles at 4 engines against 2,930,320 at 2 (+0.89%) while the cost model took a
     stream of small loads on its own channel as free of the stores sharing the port."""
-    q = quality()
+    q = codegen_quality
     from isa.target import Target
     two, four = (q.cycles("mobilenetv2", Target("npu-edge", dma_engines=e)) for e in (2, 4))
     assert four <= two * 1.005, f"4 engines {four:,} cycles, 2 engines {two:,}"
