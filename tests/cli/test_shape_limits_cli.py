@@ -181,6 +181,11 @@ def test_a_cached_front_half_is_refused_alike(tmp_path, monkeypatch):
     build_quantized(wide, num_calib=1)
     with pytest.raises(ShapeLimitError, match="needed: in_w = 1024"):
         flow.compile(wide, "npu-edge", num_calib=1)
+    # and the fp16 path's float front half, cached by the C backend's float32 compile first
+    from compiler.build import float_front_half
+    float_front_half(wide)
+    with pytest.raises(ShapeLimitError, match="needed: in_w = 1024"):
+        flow.compile(wide, "npu-edge -dtype=fp16")
 
 
 @pytest.mark.parametrize("model", ["small_cnn", "mobilenetv2"])
