@@ -120,6 +120,9 @@ def parallel_coordinates(df: pd.DataFrame, attributes: list, objectives: list, *
     return fig
 
 
+FEW_VALUES = 10  # at most this many distinct values: importances() treats them as categories
+
+
 def importances(df: pd.DataFrame, attributes: list, objectives: list,
                 directions: dict | None = None) -> dict:
     """{objective: {attribute: importance}} (normalized to sum to 1) from Optuna's PED-ANOVA
@@ -137,7 +140,11 @@ def importances(df: pd.DataFrame, attributes: list, objectives: list,
     dists = {}
     for a in varied:
         v = ok[a]
-        if pd.api.types.is_bool_dtype(v) or not pd.api.types.is_numeric_dtype(v):
+        # a grid's few values are categories too: PED-ANOVA compares a numeric attribute's
+        # density estimates, and a KDE over three integers made dram-bw (8/16/32) outrank the
+        # array for latency and area on a study the sensitivity panels plainly contradict
+        if pd.api.types.is_bool_dtype(v) or not pd.api.types.is_numeric_dtype(v) or \
+                v.nunique() <= FEW_VALUES:
             dists[a] = CategoricalDistribution(sorted(v.astype(str).unique()))
         elif pd.api.types.is_integer_dtype(v):
             dists[a] = IntDistribution(int(v.min()), int(v.max()))
