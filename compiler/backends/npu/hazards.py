@@ -108,28 +108,17 @@ class Tracker:
         self.ro_space, self.ro_lo = readonly if readonly is not None else (None, 0)
 
     def add(self, op) -> None:
-        op.id = oid = len(self.ops)
+        op.id = len(self.ops)
         deps: set = set()
         maps = self.maps
         ro_space, ro_lo = self.ro_space, self.ro_lo
-        # three in four accesses are exactly a known segment (a slot or a tile met again):
-        # IntervalMap.access's first case is written out here for them (the same steps)
         for space, lo, hi in op.reads:
             if space == ro_space and lo >= ro_lo:
                 continue
             m = maps.get(space)
             if m is None:
                 m = maps[space] = IntervalMap()
-            elif lo < hi:
-                i = bisect_right(m.starts, lo) - 1
-                if i >= 0:
-                    seg = m.segs[i]
-                    if seg[0] == lo and seg[1] == hi:
-                        if seg[2] is not None:
-                            deps.add(seg[2])
-                        seg[3].append(oid)
-                        continue
-            m.access(lo, hi, oid, False, deps)
+            m.access(lo, hi, op.id, False, deps)
         for space, lo, hi in op.writes:
             if space == ro_space and hi > ro_lo:
                 raise CompilerError(f"op {op.id} ({op.unit}) writes {space} [{lo:#x}, {hi:#x}), "
@@ -138,18 +127,8 @@ class Tracker:
             m = maps.get(space)
             if m is None:
                 m = maps[space] = IntervalMap()
-            elif lo < hi:
-                i = bisect_right(m.starts, lo) - 1
-                if i >= 0:
-                    seg = m.segs[i]
-                    if seg[0] == lo and seg[1] == hi:
-                        if seg[2] is not None:
-                            deps.add(seg[2])
-                        deps.update(seg[3])
-                        m.segs[i] = [lo, hi, oid, []]
-                        continue
-            m.access(lo, hi, oid, True, deps)
-        deps.discard(oid)
+            m.access(lo, hi, op.id, True, deps)
+        deps.discard(op.id)
         op.deps = sorted(deps)
         self.ops.append(op)
 
