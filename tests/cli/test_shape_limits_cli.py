@@ -30,6 +30,21 @@ def no_calibration(monkeypatch):
     monkeypatch.setenv("NPUSIM_CACHE_DIR", "off")
 
 
+def refused_alike(monkeypatch, fits, too_big, check_says: str, lowering_says: str):
+    """`fits` compiles on npu-edge; `too_big` is refused by the shape check (check_says), and,
+    the check turned off, by lowering after calibrating (lowering_says): the same limit."""
+    from compiler import shape_limits
+    from compiler.errors import CompilerError
+    from npusim import flow
+    monkeypatch.setenv("NPUSIM_CACHE_DIR", "off")
+    flow.compile(str(fits), "npu-edge")
+    with pytest.raises(shape_limits.ShapeLimitError, match=check_says):
+        flow.compile(str(too_big), "npu-edge")
+    monkeypatch.setattr(shape_limits, "check_shape_limits", lambda g: None)
+    with pytest.raises(CompilerError, match=lowering_says):
+        flow.compile(str(too_big), "npu-edge")
+
+
 def test_a_4096_wide_input_is_refused_before_calibrating(capsys, tmp_path, no_calibration):
     """It was refused after ~44 s and 6.6 GB of calibration, with 'use a Target with larger
     buffers': the real limit is the 10-bit in_w field, which no buffer size changes."""
@@ -49,17 +64,9 @@ def test_a_zoo_model_at_4096_is_refused_before_calibrating(capsys, no_calibratio
 def test_the_shape_check_refuses_exactly_what_lowering_refuses(tmp_path, monkeypatch):
     """At the field's edge: 1023 wide compiles; 1024 is refused by the shape check, and
     lowering (the check turned off) refuses it too, after calibrating."""
-    from compiler import shape_limits
-    from compiler.errors import CompilerError
-    from npusim import flow
-    monkeypatch.setenv("NPUSIM_CACHE_DIR", "off")
-    flow.compile(str(conv_onnx(tmp_path / "w1023.onnx", (1, 3, 4, 1023))), "npu-edge")
-    wide = str(conv_onnx(tmp_path / "w1024.onnx", (1, 3, 4, 1024)))
-    with pytest.raises(shape_limits.ShapeLimitError, match="needed: in_w = 1024"):
-        flow.compile(wide, "npu-edge")
-    monkeypatch.setattr(shape_limits, "check_shape_limits", lambda g: None)
-    with pytest.raises(CompilerError, match="no tiling of conv 4x1024x3"):
-        flow.compile(wide, "npu-edge")
+    refused_alike(monkeypatch, conv_onnx(tmp_path / "w1023.onnx", (1, 3, 4, 1023)),
+                  conv_onnx(tmp_path / "w1024.onnx", (1, 3, 4, 1024)),
+                  "needed: in_w = 1024", "no tiling of conv 4x1024x3")
 
 
 def test_a_strided_1x1_conv_is_checked_at_the_width_it_loads(tmp_path, no_calibration):
@@ -118,38 +125,22 @@ def test_pool_and_padding_limits_are_refused_before_calibrating(tmp_path, no_cal
 
 
 def test_the_pool_width_check_refuses_exactly_what_lowering_refuses(tmp_path, monkeypatch):
-    from compiler import shape_limits
-    from compiler.errors import CompilerError
-    from npusim import flow
-    monkeypatch.setenv("NPUSIM_CACHE_DIR", "off")
     pool = helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[2, 2], strides=[2, 2])
-    flow.compile(_one_op_onnx(tmp_path / "p1022.onnx", pool, (1, 3, 2, 1022), (1, 3, 1, 511)),
-                 "npu-edge")
-    wide = _one_op_onnx(tmp_path / "p1024.onnx", pool, (1, 3, 2, 1024), (1, 3, 1, 512))
-    with pytest.raises(shape_limits.ShapeLimitError, match="needed: in_w = 1024"):
-        flow.compile(wide, "npu-edge")
-    monkeypatch.setattr(shape_limits, "check_shape_limits", lambda g: None)
-    with pytest.raises(CompilerError, match="no tiling of pool 2x1024x3"):
-        flow.compile(wide, "npu-edge")
+    refused_alike(monkeypatch,
+                  _one_op_onnx(tmp_path / "p1022.onnx", pool, (1, 3, 2, 1022), (1, 3, 1, 511)),
+                  _one_op_onnx(tmp_path / "p1024.onnx", pool, (1, 3, 2, 1024), (1, 3, 1, 512)),
+                  "needed: in_w = 1024", "no tiling of pool 2x1024x3")
 
 
 def test_the_global_pool_check_refuses_exactly_what_lowering_refuses(tmp_path, monkeypatch):
     """A 2048x1000 MobileNetV2-like input reached the global pool's 512x250 map only after
     82 s and 3.2 GB of calibration; the shape check now refuses it. At the register's edge:
     255 rows compile; 256 are refused by the check, and by lowering without it."""
-    from compiler import shape_limits
-    from compiler.errors import CompilerError
-    from npusim import flow
-    monkeypatch.setenv("NPUSIM_CACHE_DIR", "off")
     gap = helper.make_node("GlobalAveragePool", ["x"], ["y"])
-    flow.compile(_one_op_onnx(tmp_path / "g255.onnx", gap, (1, 2, 255, 3), (1, 2, 1, 1)),
-                 "npu-edge")
-    tall = _one_op_onnx(tmp_path / "g256.onnx", gap, (1, 2, 256, 3), (1, 2, 1, 1))
-    with pytest.raises(shape_limits.ShapeLimitError, match="needed: 256"):
-        flow.compile(tall, "npu-edge")
-    monkeypatch.setattr(shape_limits, "check_shape_limits", lambda g: None)
-    with pytest.raises(CompilerError, match="pool window 256x3"):
-        flow.compile(tall, "npu-edge")
+    refused_alike(monkeypatch,
+                  _one_op_onnx(tmp_path / "g255.onnx", gap, (1, 2, 255, 3), (1, 2, 1, 1)),
+                  _one_op_onnx(tmp_path / "g256.onnx", gap, (1, 2, 256, 3), (1, 2, 1, 1)),
+                  "needed: 256", "pool window 256x3")
 
 
 def test_a_model_whose_weights_cannot_fit_the_dram_is_refused_before_calibrating(
