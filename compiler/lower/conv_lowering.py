@@ -11,7 +11,7 @@ from ..ir.graph import Node
 from ..ops import register_hook
 from .conv import TOLERANCE, ConvLayer, choose_schedule, split_rows
 from .copy import CopyLayer, copy_cycles, plan_copy
-from .cost import ENGINE_MARGIN, FIELD_MAX
+from .cost import FIELD_MAX
 from .depthwise import depthwise_candidate
 from .dwconv import dwconv_candidate
 from .epilogue import Epilogue
@@ -21,7 +21,11 @@ from .im2col import Im2colCopyLayer, im2col, make_im2col_copy, with_im2col_copy
 from .tconv import TConvLayer, applies, choose_tconv, live_columns, live_passes
 
 SWAP_MARGIN = 0.9
-FEWER_CORES_MARGIN = 0.8  # a conv on fewer cores than the Target's: its estimate must be 10% less
+FEWER_CORES_MARGIN = 0.8  # a conv on fewer cores than the Target's: its estimate must be 20% less
+# estimated-cycle slack within which a conv keeps the form it takes with one DMA engine less
+# (choose_form): a program for fewer engines runs on more, and the estimates of forms this
+# close err by more than a channel gains
+ENGINE_MARGIN = 0.05
 STACK_MARGIN = 0.98  # the stacked form's estimate is close (545.6k, simulated 537.7k on layer3.0.2)
 
 

@@ -35,11 +35,6 @@ def _field_max(spec: IsaSpec) -> dict:
 
 FIELD_MAX = _field_max(load_spec())
 
-# estimated-cycle slack within which a conv keeps the form it takes with one DMA engine less
-# (conv_lowering.choose_form): a program for fewer engines runs on more, and the estimates
-# of forms this close err by more than a channel gains
-ENGINE_MARGIN = 0.05
-
 ROLES = ("in", "w", "out", "res")  # DMA traffic: activations in, weights/tables, out, residuals
 
 
