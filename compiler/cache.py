@@ -66,14 +66,26 @@ def code_fingerprint() -> str:
     if not _CODE:
         import numpy
         h = hashlib.sha256(f"{sys.version_info[:2]} numpy {numpy.__version__}".encode())
+        h.update(sources_digest("compiler", "isa").encode())
+        _CODE.append(h.hexdigest())
+    return _CODE[0]
+
+
+_SOURCES: dict = {}  # packages -> the digest of their sources, computed once per process
+
+
+def sources_digest(*packages: str) -> str:
+    """SHA-256 of these top-level packages' .py and .toml files (paths and bytes)."""
+    if packages not in _SOURCES:
+        h = hashlib.sha256()
         root = Path(__file__).resolve().parent.parent
-        for pkg in ("compiler", "isa"):
+        for pkg in packages:
             for path in sorted((root / pkg).rglob("*")):
                 if path.suffix in (".py", ".toml") and "__pycache__" not in path.parts:
                     h.update(str(path.relative_to(root)).encode() + b"\0")
                     h.update(path.read_bytes() + b"\0")
-        _CODE.append(h.hexdigest())
-    return _CODE[0]
+        _SOURCES[packages] = h.hexdigest()
+    return _SOURCES[packages]
 
 
 def _digest(obj) -> str:

@@ -67,9 +67,6 @@ def _timed_on(target):
     return cycles
 
 
-_SOURCES: list = []  # the digest of npusim's sources, computed once per process
-
-
 def simulator_fingerprint() -> str:
     """What a timing run's cycles depend on besides the program and the Target (the ISA
     spec and rules' code are in the compile cache's own code fingerprint): npusim's sources,
@@ -77,17 +74,11 @@ def simulator_fingerprint() -> str:
     simulator)."""
     import hashlib
 
+    from compiler.cache import sources_digest
     from isa import timing
-    if not _SOURCES:
-        h = hashlib.sha256()
-        root = Path(__file__).resolve().parent.parent
-        for path in sorted(root.rglob("*.py")):
-            if "__pycache__" not in path.parts:
-                h.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
-        _SOURCES.append(h.hexdigest())
     rules = sorted((name, getattr(fn, "__module__", ""), getattr(fn, "__qualname__", repr(fn)))
                    for name, fn in timing.RULES.items())
-    return hashlib.sha256(repr((_SOURCES[0], rules)).encode()).hexdigest()
+    return hashlib.sha256(repr((sources_digest("npusim"), rules)).encode()).hexdigest()
 
 
 def _is_artifact_dir(model) -> bool:
