@@ -84,6 +84,14 @@ class Emitter:
                                     "report it)") from None
         return ins
 
+    def cycles(self, shape: tuple, rule, *args, **kwargs) -> int:
+        """rule(*args, **kwargs), the cost model's cycles of an instruction of this `shape`,
+        asked once per shape for the whole program (the shared `costs`)."""
+        cycles = self.costs.get(shape)
+        if cycles is None:
+            cycles = self.costs[shape] = rule(*args, **kwargs)
+        return cycles
+
     def add(self, op: Op) -> Op:
         op.layer = self.layer
         self.tracker.add(op)
@@ -127,10 +135,7 @@ class Emitter:
                            cols=cols, stride=stride, pad_top=pt, pad_bottom=pb, pad_left=pl,
                            pad_right=pr)
             regs = {"dma_planes": planes, "dma_plane_stride": plane_stride if planes > 1 else 0}
-            shape = ("load", nbytes, fill)
-            cycles = self.costs.get(shape)
-            if cycles is None:
-                cycles = self.costs[shape] = self.hw.dma(nbytes, fill)
+            cycles = self.cycles(("load", nbytes, fill), self.hw.dma, nbytes, fill)
             hit = self.made[key] = (ins, cycles, (("dram", dram, last),),
                                     ((buffer, sram, sram + extent),), regs, nbytes, fill)
         ins, cycles, reads, writes, regs, nbytes, fill = hit
@@ -154,10 +159,7 @@ class Emitter:
             ins = self.ins("store", chan=chan, sram=(buffer, sram), dram=dram, rows=rows,
                            cols=cols, stride=stride)
             regs = {"dma_planes": planes, "dma_plane_stride": plane_stride if planes > 1 else 0}
-            shape = ("store", count * eb)
-            cycles = self.costs.get(shape)
-            if cycles is None:
-                cycles = self.costs[shape] = self.hw.dma(count * eb, mnemonic="store")
+            cycles = self.cycles(("store", count * eb), self.hw.dma, count * eb, mnemonic="store")
             hit = self.made[key] = (ins, cycles, ((buffer, sram, sram + count),),
                                     (("dram", dram, last),), regs, count * eb)
         ins, cycles, reads, writes, regs, nbytes = hit
@@ -200,10 +202,7 @@ class Emitter:
                  ("wbuf", wbuf, wbuf + kh * kw * cin * cout)]
         if acc:
             reads.append(("abuf", abuf, abuf + out_elems))
-        shape = ("conv", m, kh, kw, cin, cout)
-        cycles = self.costs.get(shape)
-        if cycles is None:
-            cycles = self.costs[shape] = self.hw.conv(m, kh, kw, cin, cout)
+        cycles = self.cycles(("conv", m, kh, kw, cin, cout), self.hw.conv, m, kh, kw, cin, cout)
         return self.add(Op("matrix", ins, cycles, reads=tuple(reads),
                            writes=(("abuf", abuf, abuf + out_elems),), regs=regs,
                            comment=comment, macs=m * kh * kw * cin * cout))
@@ -218,10 +217,7 @@ class Emitter:
                  ("wbuf", wbuf, wbuf + kh * kw * channels)]
         if acc:
             reads.append(("abuf", abuf, abuf + out_elems))
-        shape = ("dwconv", m, kh, kw, channels)
-        cycles = self.costs.get(shape)
-        if cycles is None:
-            cycles = self.costs[shape] = self.hw.dwconv(m, kh, kw, channels)
+        cycles = self.cycles(("dwconv", m, kh, kw, channels), self.hw.dwconv, m, kh, kw, channels)
         return self.add(Op("matrix", ins, cycles,
                            reads=tuple(reads), writes=(("abuf", abuf, abuf + out_elems),),
                            regs=regs, comment=comment, macs=m * kh * kw * channels))
@@ -237,10 +233,7 @@ class Emitter:
             if wt:  # only then: every other program's instructions stay the objects they were
                 fields["wt"] = 1
             ins = self.made[key] = self.ins("gemm", **fields)
-        shape = ("gemm", m, k, n)
-        cycles = self.costs.get(shape)
-        if cycles is None:
-            cycles = self.costs[shape] = self.hw.gemm(m, k, n)
+        cycles = self.cycles(("gemm", m, k, n), self.hw.gemm, m, k, n)
         out = abuf + m * n
         reads = (("ibuf", ibuf, ibuf + m * k), ("wbuf", wbuf, wbuf + k * n), ("abuf", abuf, out)) \
             if acc else (("ibuf", ibuf, ibuf + m * k), ("wbuf", wbuf, wbuf + k * n))
@@ -267,10 +260,8 @@ class Emitter:
             if src1 is not None else ((src0[0], src0[1], src0[1] + length),)
         # a rule may read a field besides len: vrequant's bias (one more stage)
         bias = extra.get("bias", 0)
-        shape = (mnemonic, length, bias)
-        cycles = self.costs.get(shape)
-        if cycles is None:
-            cycles = self.costs[shape] = self.hw.cycles(mnemonic, len=length, bias=bias)
+        cycles = self.cycles((mnemonic, length, bias), self.hw.cycles, mnemonic, len=length,
+                             bias=bias)
         return self.add(Op("vector", ins, cycles, reads,
                            ((dst[0], dst[1], dst[1] + length),), NO_REGS, comment, 0, 0, 0,
                            -1, ()))
