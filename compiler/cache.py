@@ -94,8 +94,8 @@ def _digest(obj) -> str:
 
 def model_fingerprint(model) -> str | None:
     """The model's content as a hash: a zoo model is its name (its content is the zoo code,
-    in the code fingerprint), an ONNX file its bytes with its external data, a Graph or ModelProto its contents.
-    None for anything else (not cached)."""
+    in the code fingerprint), an ONNX file its bytes with its external data, a Graph or
+    ModelProto its contents. None for anything else (not cached)."""
     from .ir.graph import Graph
     if isinstance(model, Graph):
         return "graph:" + _digest(model)

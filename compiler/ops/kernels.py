@@ -88,7 +88,8 @@ def _conv_matmul(x: np.ndarray, w: np.ndarray, strides, pads, dilations) -> np.n
             for j in range(kw):
                 patches[i, j] = xp[:, :, i * dh:i * dh + (oh - 1) * sh + 1:sh,
                                    j * dw:j * dw + (ow - 1) * sw + 1:sw]
-    acc = qw.reshape(kh * kw * cin, cout).T @ patches.reshape(kh * kw * c, n * oh * ow)  # exact: any summation order
+    # exact: integers below 2**53, so any summation order gives the same sums
+    acc = qw.reshape(kh * kw * cin, cout).T @ patches.reshape(kh * kw * c, n * oh * ow)
     return exact.rounded(acc, sx + np.reshape(ws, (cout, 1))).T.reshape(n, oh, ow, cout)
 
 

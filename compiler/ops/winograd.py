@@ -43,9 +43,9 @@ _GG = np.einsum("ia,jb->ijab", _G, _G).reshape(16, 9)
 
 def weights(qw: np.ndarray) -> tuple:
     """(U'^T, bound): U' (16, cin, cout) = G' g G'^T of the integer HWIO weights qw (3, 3,
-    cin, cout) by one matmul (exact: integers far below 2**53), position p = 4 i + j, handed back
-    transposed (16, cout, cin) for U'^T V; bound (16, 1, cin) = max over cout of |U'|, for the
-    exactness check."""
+    cin, cout) by one matmul (exact: integers far below 2**53), position p = 4 i + j, handed
+    back transposed (16, cout, cin) for U'^T V; bound (16, 1, cin) = max over cout of |U'|,
+    for the exactness check."""
     kh, kw, cin, cout = qw.shape
     u = (_GG @ qw.reshape(9, cin * cout)).reshape(16, cin, cout)
     bound = np.maximum(u.max(axis=2), -u.min(axis=2))[:, None, :]
@@ -55,8 +55,9 @@ def weights(qw: np.ndarray) -> tuple:
 def conv3x3(qx: np.ndarray, xbits: int, u: np.ndarray, bound: np.ndarray,
             pads) -> np.ndarray | None:
     """4 x the exact sums of the 3x3 stride-1 conv of integer NHWC qx (float32 or float64
-    integers, |qx| <= 2**xbits: exact.integers) with the weights transformed by weights(), as float64 (cout, n, oh, ow); None
-    when the data-dependent bound does not prove every step exact (take the direct form)."""
+    integers, |qx| <= 2**xbits: exact.integers) with the weights transformed by weights(), as
+    float64 (cout, n, oh, ow); None when the data-dependent bound does not prove every step
+    exact (take the direct form)."""
     n, h, w, c = qx.shape
     top, left, bottom, right = pads
     oh, ow = h + top + bottom - 2, w + left + right - 2
