@@ -139,10 +139,15 @@ def new_rows(bands: list, cores: int) -> int:
     return max((b.i1 - b.i0) if cores > 1 else (b.new[1] - b.new[0]) for b in bands)
 
 
+def piece_rows(rows: int, parts: int) -> int:
+    """The most rows one of the `parts` pieces of `rows` rows holds (pieces())."""
+    return -(-rows // parts)
+
+
 def pieces(n0: int, n1: int, parts: int) -> list:
-    """Rows [n0, n1) in `parts` runs of at most ceil((n1 - n0) / parts) rows (fewer where
+    """Rows [n0, n1) in `parts` runs of at most piece_rows(n1 - n0, parts) rows (fewer where
     that leaves none)."""
-    step = -(-(n1 - n0) // parts) if n1 > n0 else 1
+    step = piece_rows(n1 - n0, parts) if n1 > n0 else 1
     return [(a, min(a + step, n1)) for a in range(n0, n1, step)]
 
 
@@ -188,7 +193,7 @@ def _estimate(expand, epi_e, dw, epi_d, project, epi_p, hw: Hw, rows: int,
     n_in = max(b.i1 - b.i0 for b in bands)
     n_new = new_rows(bands, hw.num_cores)
     m_in, m_new, m_out = n_in * W, n_new * W, rows * ow
-    m_piece = -(-n_new // e_parts) * W  # one expand piece's pixels
+    m_piece = piece_rows(n_new, e_parts) * W  # one expand piece's pixels
     res = epi_p.residual is not None
     # capacities (elements) and fields; kept halos: one expanded band of every channel
     tiles = (len(jb) if keep else 2) * m_in * cb

@@ -11,7 +11,7 @@ from dataclasses import replace
 import numpy as np
 
 from ...lower.conv import uses_dwconv
-from ...lower.fused_block import FusedBlockLayer, new_rows, pieces
+from ...lower.fused_block import FusedBlockLayer, new_rows, piece_rows, pieces
 from .epilogue_gen import EpilogueCode
 from .generators import register_generator
 
@@ -40,7 +40,7 @@ def gen_fused_block(em, layer, bands, dram, lowered, key: str) -> None:
     n_in = max(b.i1 - b.i0 for b in plan)
     n_new = new_rows(plan, hw.num_cores)
     m_in, m_new, m_out = n_in * W, n_new * W, s.rows * ow
-    m_piece = -(-n_new // s.e_parts) * W  # the expand accumulators hold one piece of rows
+    m_piece = piece_rows(n_new, s.e_parts) * W  # the expand accumulators hold one piece
     res = layer.epi_p.residual
     sram = em.sram()
     ee = EpilogueCode(em, sram, dram, layer.epi_e, ce, m_piece * cb, f"{key}.e") if ge else None
